@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One settings list for every target (STYLE.md: shape of the package).
+let settings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "waymark",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "waymark", targets: ["waymark"]),
+    ],
+    targets: [
+        // C libraries from Debian packages. Each has exactly one Swift owner.
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+        // Pure modules.
+        .target(name: "JSON", swiftSettings: settings),
+        .target(name: "Geo", swiftSettings: settings),
+        .target(name: "Journey", dependencies: ["Geo"], swiftSettings: settings),
+
+        // Owners of C libraries.
+        .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
+        .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: settings),
+
+        // Storage.
+        .target(name: "Schema", dependencies: ["Postgres"], resources: [.embedInCode("sql")], swiftSettings: settings),
+        .target(name: "EventStore", dependencies: ["Postgres", "Signing", "JSON", "Schema"], swiftSettings: settings),
+
+        .executableTarget(
+            name: "waymark",
+            dependencies: ["EventStore", "Postgres", "Schema", "JSON", "Signing"],
+            swiftSettings: settings
+        ),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["Postgres", "Schema"], path: "Tests/TestSupport", swiftSettings: settings),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: settings),
+        .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: settings),
+        .testTarget(name: "JourneyTests", dependencies: ["Journey", "Geo"], swiftSettings: settings),
+        .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres"], swiftSettings: settings),
+    ]
+)

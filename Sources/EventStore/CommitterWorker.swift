@@ -1,0 +1,401 @@
+import Foundation
+import JSON
+import Postgres
+
+/// One committer thread's loop: takes groups from the queue and commits them.
+///
+/// `@unchecked Sendable`: the object is handed to its thread once; `connection` and `ensuredDays`
+/// are touched only by `run()` on that thread.
+final class CommitterWorker: @unchecked Sendable {
+    private let settings: AppendCommitter.Settings
+    private let queue: UnitQueue
+    private let clock: MonotonicMicros
+    private let onCommit: @Sendable () -> Void
+    private var connection: Connection?
+    private var ensuredDays: Set<Int64> = []
+
+    private static let maxAttempts = 5
+
+    init(settings: AppendCommitter.Settings, queue: UnitQueue, clock: MonotonicMicros, onCommit: @escaping @Sendable () -> Void) {
+        self.settings = settings
+        self.queue = queue
+        self.clock = clock
+        self.onCommit = onCommit
+    }
+
+    func run() {
+        while let group = queue.takeGroup(maxEvents: settings.maxGroupEvents) {
+            let prepared = group.map { unit in unit.appends.map(PreparedAppend.init) }
+            let results = commitIsolatingFailures(prepared)
+            for (unit, unitResults) in zip(group, results) { unit.complete(unitResults) }
+        }
+        connection = nil
+    }
+
+    /// Commits the group; when the database rejects it for a reason that is not transient, commits
+    /// each unit on its own so one poisonous append cannot fail its neighbours.
+    private func commitIsolatingFailures(_ units: [[PreparedAppend]]) -> [[Result<AppendResult, EventStoreError>]] {
+        let results = commitWithRetries(units)
+        guard units.count > 1, case .failure(let error) = results.first?.first, error.code == .storage else { return results }
+        return units.map { commitWithRetries([$0])[0] }
+    }
+
+    private func commitWithRetries(_ units: [[PreparedAppend]]) -> [[Result<AppendResult, EventStoreError>]] {
+        var lastError: EventStoreError?
+        for attempt in 1...Self.maxAttempts {
+            do {
+                return try commitOnce(units)
+            } catch let error as PostgresError {
+                rollbackQuietly()
+                if error.code == .connectionLost || error.code == .connectionFailed {
+                    connection = nil
+                    return fail(units, EventStoreError(.unavailable, "database unavailable during append; retrying with the same event ids is safe", underlying: error))
+                }
+                let state = error.sqlState ?? ""
+                if state == "23505" || state == "40001" || state == "40P01" || state == "23514" {
+                    if state == "23514" { ensuredDays.removeAll() }  // a missing day partition: make it and retry
+                    lastError = EventStoreError.wrapping(error, "append")
+                    if attempt > 1 { Thread.sleep(forTimeInterval: Double(attempt) * 0.002) }
+                    continue
+                }
+                return fail(units, EventStoreError.wrapping(error, "append"))
+            } catch {
+                rollbackQuietly()
+                return fail(units, EventStoreError.wrapping(error, "append"))
+            }
+        }
+        return fail(units, lastError ?? EventStoreError(.storage, "append failed after \(Self.maxAttempts) attempts"))
+    }
+
+    private func fail(_ units: [[PreparedAppend]], _ error: EventStoreError) -> [[Result<AppendResult, EventStoreError>]] {
+        units.map { appends in appends.map { append in append.invalid.map { .failure($0) } ?? .failure(error) } }
+    }
+
+    private func rollbackQuietly() {
+        guard let connection, connection.isHealthy else {
+            connection = nil
+            return
+        }
+        if connection.inTransaction { _ = try? connection.execute("ROLLBACK") }
+    }
+
+    private func requireConnection() throws -> Connection {
+        if let connection, connection.isHealthy { return connection }
+        connection = nil
+        let fresh = try Connection(conninfo: settings.conninfo, setupStatements: settings.setupStatements)
+        connection = fresh
+        return fresh
+    }
+
+    // MARK: - One attempt
+
+    private func commitOnce(_ units: [[PreparedAppend]]) throws -> [[Result<AppendResult, EventStoreError>]] {
+        let connection = try requireConnection()
+        let now = clock.now()
+        let valid = units.joined().filter { $0.invalid == nil }
+        if valid.contains(where: { $0.category == "vehicle" && !$0.events.isEmpty }) {
+            try ensurePartitions(for: now, on: connection)
+        }
+
+        // Round trip 1: lock stream heads and look up event ids.
+        let streamIds = Array(Set(valid.map(\.streamId))).sorted()
+        let eventIds = valid.flatMap { $0.events.map(\.id) }
+        var round1 = [
+            Statement("BEGIN"),
+            Statement("SELECT stream_id, version, last_hash FROM streams WHERE stream_id = ANY($1::text[]) ORDER BY stream_id FOR UPDATE",
+                      [PostgresText.arrayLiteral(streamIds)]),
+        ]
+        if !eventIds.isEmpty {
+            round1.append(Statement(
+                "SELECT event_id, stream_id, stream_version, global_position, payload_hash FROM event_ids WHERE event_id = ANY($1::uuid[])",
+                [PostgresText.arrayLiteral(eventIds.map { $0.uuidString })]))
+        }
+        let read = try connection.pipeline(round1)
+        var heads: [String: StreamHead] = [:]
+        for row in read[1].rows {
+            heads[try row.string(0)] = StreamHead(version: try row.int64(1), hash: try row.bytes(2), existed: true)
+        }
+        var known: [UUID: KnownEvent] = [:]
+        if read.count > 2 {
+            for row in read[2].rows {
+                known[try row.uuid(0)] = KnownEvent(streamId: try row.string(1), version: try row.int64(2),
+                                                     position: .stored(try row.int64(3)), payloadHash: try row.bytes(4))
+            }
+        }
+
+        // Decide, append by append, in arrival order.
+        var plan = GroupPlan(heads: heads, known: known, recordedAtMicros: now)
+        let decisions = units.map { appends in appends.map { plan.decide($0) } }
+
+        // Round trip 2: write and commit (or just commit when nothing is new).
+        guard !plan.rows.isEmpty else {
+            try connection.execute("COMMIT")
+            return decisions.map { $0.map { $0.resolve(positions: [:]) } }
+        }
+        let recordedAt = PostgresText.timestamp(microseconds: now)
+        var round2: [Statement] = []
+        let created = plan.heads.filter { !$0.value.existed }
+        if !created.isEmpty {
+            let ids = created.keys.sorted()
+            round2.append(Statement("""
+                INSERT INTO streams (stream_id, category, version, last_hash, created_at, updated_at)
+                SELECT u.stream_id, u.category, u.version, u.last_hash, $5::timestamptz, $5::timestamptz
+                FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[]) AS u(stream_id, category, version, last_hash)
+                """, [PostgresText.arrayLiteral(ids),
+                      PostgresText.arrayLiteral(ids.map { PreparedAppend.category(of: $0) }),
+                      PostgresText.arrayLiteral(ids.map { created[$0]!.version }),
+                      PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(created[$0]!.hash) }),
+                      recordedAt]))
+        }
+        let updated = plan.heads.filter { $0.value.existed && $0.value.changed }
+        if !updated.isEmpty {
+            let ids = updated.keys.sorted()
+            round2.append(Statement("""
+                UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $4::timestamptz
+                FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS u(stream_id, version, last_hash)
+                WHERE streams.stream_id = u.stream_id
+                """, [PostgresText.arrayLiteral(ids),
+                      PostgresText.arrayLiteral(ids.map { updated[$0]!.version }),
+                      PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(updated[$0]!.hash) }),
+                      recordedAt]))
+        }
+        round2.append(plan.insertStatement())
+        round2.append(Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]))
+        round2.append(Statement("COMMIT"))
+        let written = try connection.pipeline(round2)
+        var positions: [UUID: Int64] = [:]
+        positions.reserveCapacity(plan.rows.count)
+        for row in written[round2.count - 3].rows {
+            positions[try row.uuid(0)] = try row.int64(1)
+        }
+        guard positions.count == plan.rows.count else {
+            throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(plan.rows.count) events")
+        }
+        onCommit()
+        return decisions.map { $0.map { $0.resolve(positions: positions) } }
+    }
+
+    private func ensurePartitions(for micros: Int64, on connection: Connection) throws {
+        let day = micros / 86_400_000_000
+        for candidate in [day, day + 1] where !ensuredDays.contains(candidate) {
+            try connection.query("SELECT waymark_ensure_vehicle_partition($1::date)", [Self.isoDate(day: candidate)])
+            ensuredDays.insert(candidate)
+        }
+    }
+
+    static func isoDate(day: Int64) -> String {
+        var time = time_t(day * 86_400)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+    }
+}
+
+// MARK: - Planning
+
+/// An append with everything computed that does not need the database.
+struct PreparedAppend: Sendable {
+    let streamId: String
+    let category: String
+    let expected: ExpectedVersion
+    let events: [PreparedEvent]
+    /// Set when the append is malformed; it then fails without touching the database.
+    let invalid: EventStoreError?
+
+    init(_ append: StreamAppend) {
+        streamId = append.streamId
+        category = Self.category(of: append.streamId)
+        expected = append.expectedVersion
+        events = append.events.map { PreparedEvent($0, streamId: append.streamId) }
+        invalid = Self.validate(append)
+    }
+
+    /// The part of a stream id before its first `:` (`trip`, `vehicle`, ...), or the whole id.
+    static func category(of streamId: String) -> String {
+        guard let colon = streamId.firstIndex(of: ":") else { return streamId }
+        return String(streamId[..<colon])
+    }
+
+    static func validate(_ append: StreamAppend) -> EventStoreError? {
+        let id = append.streamId
+        if id.isEmpty || id.utf8.count > 512 {
+            return EventStoreError(.invalidEvent, "stream id must be 1 to 512 bytes, got \(id.utf8.count)")
+        }
+        if id.utf8.contains(0) { return EventStoreError(.invalidEvent, "stream id must not contain NUL (stream \(id.debugDescription))") }
+        if case .exact(let version) = append.expectedVersion, version < 0 {
+            return EventStoreError(.invalidEvent, "expected version must not be negative, got \(version) (stream \(id))")
+        }
+        var seen = Set<UUID>()
+        for event in append.events {
+            if event.type.isEmpty || event.type.utf8.count > 128 || event.type.utf8.contains(0) {
+                return EventStoreError(.invalidEvent, "event type must be 1 to 128 bytes without NUL, got \(event.type.debugDescription) (stream \(id))")
+            }
+            if !seen.insert(event.id).inserted {
+                return EventStoreError(.invalidEvent, "event id \(event.id.uuidString.lowercased()) appears twice in one append (stream \(id))")
+            }
+        }
+        return nil
+    }
+}
+
+/// An event with its encodings and hashes precomputed.
+struct PreparedEvent: Sendable {
+    let id: UUID
+    let type: String
+    let dataText: String
+    let metadataText: String
+    let canonicalData: [UInt8]
+    let canonicalMetadata: [UInt8]
+    let payloadHash: [UInt8]
+
+    init(_ event: EventData, streamId: String) {
+        id = event.id
+        type = event.type
+        dataText = event.data.compactString
+        metadataText = event.metadata.compactString
+        canonicalData = event.data.canonicalBytes()
+        canonicalMetadata = event.metadata.canonicalBytes()
+        payloadHash = HashChain.payloadHash(streamId: streamId, type: event.type, canonicalData: canonicalData)
+    }
+}
+
+/// A stream's head as the group sees it.
+struct StreamHead {
+    var version: Int64
+    var hash: [UInt8]
+    /// Whether the row existed in `streams` when the group started.
+    let existed: Bool
+    var changed = false
+}
+
+/// Where an already-known event id lives.
+struct KnownEvent {
+    enum Position { case stored(Int64), pending(UUID) }
+    let streamId: String
+    let version: Int64
+    let position: Position
+    let payloadHash: [UInt8]
+}
+
+/// One row to insert into `events`.
+struct EventRow {
+    let category: String
+    let streamId: String
+    let version: Int64
+    let event: PreparedEvent
+    let hash: [UInt8]
+}
+
+/// The decision for one append, before positions are known.
+enum Decision {
+    case failed(EventStoreError)
+    case appended(streamId: String, first: Int64, last: Int64, ids: [UUID])
+    case duplicate(streamId: String, first: Int64, last: Int64, positions: [KnownEvent.Position])
+    case empty(streamId: String, version: Int64)
+
+    func resolve(positions: [UUID: Int64]) -> Result<AppendResult, EventStoreError> {
+        switch self {
+        case .failed(let error):
+            return .failure(error)
+        case .appended(let streamId, let first, let last, let ids):
+            return .success(AppendResult(streamId: streamId, firstVersion: first, lastVersion: last,
+                                         positions: ids.map { positions[$0] ?? -1 }, deduplicated: false))
+        case .duplicate(let streamId, let first, let last, let known):
+            let resolved = known.map { position -> Int64 in
+                switch position {
+                case .stored(let value): return value
+                case .pending(let id): return positions[id] ?? -1
+                }
+            }
+            return .success(AppendResult(streamId: streamId, firstVersion: first, lastVersion: last, positions: resolved, deduplicated: true))
+        case .empty(let streamId, let version):
+            return .success(AppendResult(streamId: streamId, firstVersion: version, lastVersion: version, positions: [], deduplicated: false))
+        }
+    }
+}
+
+/// The in-memory state of one group while its appends are decided.
+struct GroupPlan {
+    var heads: [String: StreamHead]
+    var known: [UUID: KnownEvent]
+    let recordedAtMicros: Int64
+    var rows: [EventRow] = []
+
+    mutating func decide(_ append: PreparedAppend) -> Decision {
+        if let invalid = append.invalid { return .failed(invalid) }
+        let stream = append.streamId
+
+        // Idempotency first: a retry of a stored append succeeds whatever the stream's version is now.
+        let matches = append.events.map { known[$0.id] }
+        let matched = matches.compactMap { $0 }
+        if !matched.isEmpty {
+            for (event, match) in zip(append.events, matches) {
+                guard let match else { continue }
+                if match.streamId != stream || match.payloadHash != event.payloadHash {
+                    return .failed(EventStoreError(.duplicateEventId,
+                        "event id \(event.id.uuidString.lowercased()) is already stored with another payload (stream \(match.streamId), version \(match.version))"))
+                }
+            }
+            guard matched.count == append.events.count else {
+                return .failed(EventStoreError(.duplicateEventId,
+                    "\(matched.count) of the \(append.events.count) event ids of this append are already stored; retry the original append unchanged (stream \(stream))"))
+            }
+            return .duplicate(streamId: stream, first: matched.first!.version, last: matched.last!.version, positions: matched.map(\.position))
+        }
+
+        let current = heads[stream]?.version ?? 0
+        guard append.expected.accepts(current: current) else {
+            return .failed(.wrongExpectedVersion(expected: append.expected, actual: current, stream: stream))
+        }
+        guard !append.events.isEmpty else { return .empty(streamId: stream, version: current) }
+
+        var head = heads[stream] ?? StreamHead(version: 0, hash: HashChain.genesis, existed: false)
+        let first = head.version + 1
+        for event in append.events {
+            head.version += 1
+            head.hash = HashChain.hash(previous: head.hash, streamId: stream, version: head.version, eventId: event.id,
+                                       type: event.type, canonicalData: event.canonicalData,
+                                       canonicalMetadata: event.canonicalMetadata, recordedAtMicros: recordedAtMicros)
+            rows.append(EventRow(category: append.category, streamId: stream, version: head.version, event: event, hash: head.hash))
+            known[event.id] = KnownEvent(streamId: stream, version: head.version, position: .pending(event.id), payloadHash: event.payloadHash)
+        }
+        head.changed = true
+        heads[stream] = head
+        return .appended(streamId: stream, first: first, last: head.version, ids: append.events.map(\.id))
+    }
+
+    /// One statement inserting every row into `events` and `event_ids`, returning (event_id, global_position).
+    func insertStatement() -> Statement {
+        var categories: [String?] = [], streams: [String?] = [], versions: [Int64] = [], ids: [String?] = []
+        var types: [String?] = [], data: [String?] = [], metadata: [String?] = [], hashes: [String?] = [], payloadHashes: [String?] = []
+        for row in rows {
+            categories.append(row.category)
+            streams.append(row.streamId)
+            versions.append(row.version)
+            ids.append(row.event.id.uuidString)
+            types.append(row.event.type)
+            data.append(row.event.dataText)
+            metadata.append(row.event.metadataText)
+            hashes.append(PostgresText.hexBytea(row.hash))
+            payloadHashes.append(PostgresText.hexBytea(row.event.payloadHash))
+        }
+        return Statement("""
+            WITH input AS (
+                SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8::bytea[], $9::bytea[])
+                    WITH ORDINALITY AS u(category, stream_id, stream_version, event_id, event_type, data, metadata, hash, payload_hash, ord)
+            ), inserted AS (
+                INSERT INTO events (category, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at, hash)
+                SELECT category, stream_id, stream_version, event_id, event_type, data, metadata, $10::timestamptz, hash
+                FROM input ORDER BY ord
+                RETURNING event_id, global_position, stream_id, stream_version
+            )
+            INSERT INTO event_ids (event_id, stream_id, stream_version, global_position, payload_hash, recorded_at)
+            SELECT inserted.event_id, inserted.stream_id, inserted.stream_version, inserted.global_position, input.payload_hash, $10::timestamptz
+            FROM inserted JOIN input ON input.event_id = inserted.event_id
+            RETURNING event_id, global_position
+            """, [PostgresText.arrayLiteral(categories), PostgresText.arrayLiteral(streams), PostgresText.arrayLiteral(versions),
+                  PostgresText.arrayLiteral(ids), PostgresText.arrayLiteral(types), PostgresText.arrayLiteral(data),
+                  PostgresText.arrayLiteral(metadata), PostgresText.arrayLiteral(hashes), PostgresText.arrayLiteral(payloadHashes),
+                  PostgresText.timestamp(microseconds: recordedAtMicros)])
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import JSON
+import Postgres
+
+/// The append-only event log on PostgreSQL: append with optimistic concurrency and idempotency,
+/// read streams, and tail one global feed in a gap-safe order.
+///
+/// Appends go through group commit (`AppendCommitter`); reads use a pool of their own. The store
+/// knows nothing of trips or vehicles: streams are ids, events are typed JSON.
+package final class EventStore: Sendable {
+    /// How the store connects and batches.
+    package struct Configuration: Sendable {
+        package var conninfo: String
+        /// Statements run on every new connection, e.g. `SET ROLE waymark_app`.
+        package var setupStatements: [String]
+        package var readPoolSize: Int
+        package var committers: Int
+        package var maxGroupEvents: Int
+        /// LISTEN for other processes' appends (a single-process test may turn it off).
+        package var listen: Bool
+        package var notifyChannel: String
+        /// Wall clock in microseconds since the Unix epoch; injectable for tests.
+        package var clock: @Sendable () -> Int64
+
+        package init(conninfo: String, setupStatements: [String] = [], readPoolSize: Int = 4, committers: Int = 2,
+                     maxGroupEvents: Int = 5000, listen: Bool = true, notifyChannel: String = "waymark_events",
+                     clock: @escaping @Sendable () -> Int64 = MonotonicMicros.wallClock) {
+            self.conninfo = conninfo
+            self.setupStatements = setupStatements
+            self.readPoolSize = readPoolSize
+            self.committers = committers
+            self.maxGroupEvents = maxGroupEvents
+            self.listen = listen
+            self.notifyChannel = notifyChannel
+            self.clock = clock
+        }
+    }
+
+    package let configuration: Configuration
+    package let pool: ConnectionPool
+    package let signal: FeedSignal
+    private let committer: AppendCommitter
+    private let listener: NotificationListener?
+
+    package init(_ configuration: Configuration) {
+        self.configuration = configuration
+        let signal = FeedSignal()
+        self.signal = signal
+        self.pool = ConnectionPool(.init(conninfo: configuration.conninfo, size: configuration.readPoolSize,
+                                         setupStatements: configuration.setupStatements, name: "store-read"))
+        self.committer = AppendCommitter(
+            settings: .init(conninfo: configuration.conninfo, setupStatements: configuration.setupStatements,
+                            committers: configuration.committers, maxGroupEvents: configuration.maxGroupEvents,
+                            notifyChannel: configuration.notifyChannel, clock: configuration.clock),
+            onCommit: { signal.notify() })
+        self.listener = configuration.listen
+            ? NotificationListener(conninfo: configuration.conninfo, channels: [configuration.notifyChannel]) { _ in signal.notify() }
+            : nil
+    }
+
+    /// Stops the committers (after committing what is queued), the listener and the read pool.
+    package func shutdown() async {
+        await committer.shutdown()
+        listener?.stop()
+        await pool.shutdown()
+    }
+
+    // MARK: - Appending
+
+    /// Appends `events` to `stream` if its version matches `expectedVersion`; durable when this returns.
+    package func append(_ events: [EventData], to stream: String, expectedVersion: ExpectedVersion) async throws(EventStoreError) -> AppendResult {
+        let results = await committer.submit([StreamAppend(streamId: stream, expectedVersion: expectedVersion, events: events)])
+        return try results[0].get()
+    }
+
+    /// Appends to many streams in one transaction; each append succeeds or fails on its own
+    /// (a version conflict in one never fails the others). Results are in request order.
+    package func appendBatch(_ appends: [StreamAppend]) async -> [Result<AppendResult, EventStoreError>] {
+        guard !appends.isEmpty else { return [] }
+        return await committer.submit(appends)
+    }
+
+    // MARK: - Reading
+
+    static let columns = """
+        global_position, txid::text, stream_id, stream_version, event_id, event_type, data::text, metadata::text, \
+        (extract(epoch FROM recorded_at) * 1000000)::bigint, hash
+        """
+
+    /// Events of `stream` from `version` on (ascending), at most `limit`.
+    package func readStream(_ stream: String, from version: Int64 = 1, limit: Int = 1000) async throws(EventStoreError) -> [RecordedEvent] {
+        try await read("read stream \(stream)", """
+            SELECT \(Self.columns) FROM events
+            WHERE category = $1 AND stream_id = $2 AND stream_version >= $3
+            ORDER BY stream_version LIMIT $4
+            """, [PreparedAppend.category(of: stream), stream, String(version), String(limit)])
+    }
+
+    /// Events of `stream` from `version` (default: the last) backwards, at most `limit`.
+    package func readStreamBackwards(_ stream: String, from version: Int64 = .max, limit: Int = 1000) async throws(EventStoreError) -> [RecordedEvent] {
+        try await read("read stream \(stream) backwards", """
+            SELECT \(Self.columns) FROM events
+            WHERE category = $1 AND stream_id = $2 AND stream_version <= $3
+            ORDER BY stream_version DESC LIMIT $4
+            """, [PreparedAppend.category(of: stream), stream, String(version), String(limit)])
+    }
+
+    /// The current version of `stream`, 0 when it does not exist.
+    package func streamVersion(_ stream: String) async throws(EventStoreError) -> Int64 {
+        do {
+            let result = try await pool.query("SELECT version FROM streams WHERE stream_id = $1", [stream])
+            return try result.first?.int64(0) ?? 0
+        } catch {
+            throw EventStoreError.wrapping(error, "read version of \(stream)")
+        }
+    }
+
+    /// The global feed after `position`, at most `limit` events, in (transaction id, position) order.
+    ///
+    /// Only events of transactions older than the oldest transaction still running are returned, in
+    /// the same statement that reads them: every such transaction has committed or aborted, so no
+    /// event with a lower feed position can become visible later. A reader that advances its
+    /// checkpoint to the last event it received therefore never skips one.
+    package func readAll(after position: FeedPosition, limit: Int = 1000) async throws(EventStoreError) -> [RecordedEvent] {
+        try await read("read feed", """
+            SELECT \(Self.columns) FROM events
+            WHERE (txid, global_position) > ($1::xid8, $2::bigint)
+              AND txid < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY txid, global_position LIMIT $3
+            """, [String(position.transactionId), String(position.globalPosition), String(limit)])
+    }
+
+    /// A live, gap-safe feed of every event after `position`: catches up, then waits for new ones.
+    package func subscribe(after position: FeedPosition, batchSize: Int = 500, pollInterval: Duration = .milliseconds(500)) -> FeedSubscription {
+        FeedSubscription(store: self, start: position, batchSize: batchSize, pollInterval: pollInterval)
+    }
+
+    private func read(_ what: String, _ sql: String, _ parameters: [String?]) async throws(EventStoreError) -> [RecordedEvent] {
+        do {
+            return try await pool.withConnection { connection in
+                try connection.query(sql, parameters).rows.map(Self.decode)
+            }
+        } catch {
+            throw EventStoreError.wrapping(error, what)
+        }
+    }
+
+    /// Decodes a row selected with `columns`.
+    package static func decode(_ row: Row) throws -> RecordedEvent {
+        RecordedEvent(
+            globalPosition: try row.int64(0), transactionId: try row.uint64(1), streamId: try row.string(2),
+            streamVersion: try row.int64(3), id: try row.uuid(4), type: try row.string(5),
+            data: try JSONValue.parse(try row.string(6)), metadata: try JSONValue.parse(try row.string(7)),
+            recordedAtMicros: try row.int64(8), hash: try row.bytes(9))
+    }
+}
+
+/// A live view of the global feed (see `EventStore.subscribe`).
+///
+/// Pull-based, so a slow consumer applies back-pressure instead of buffering without bound.
+/// Transient database failures are retried with backoff; after a reconnect the feed catches up
+/// from the last event it delivered.
+package struct FeedSubscription: AsyncSequence, Sendable {
+    package typealias Element = RecordedEvent
+
+    let store: EventStore
+    let start: FeedPosition
+    let batchSize: Int
+    let pollInterval: Duration
+
+    package func makeAsyncIterator() -> Iterator {
+        Iterator(store: store, position: start, batchSize: batchSize, pollInterval: pollInterval)
+    }
+
+    /// Reads batches and waits for the store's signal between them.
+    package struct Iterator: AsyncIteratorProtocol {
+        let store: EventStore
+        var position: FeedPosition
+        let batchSize: Int
+        let pollInterval: Duration
+        var buffer: [RecordedEvent] = []
+        var index = 0
+        var quickRetries = 0
+
+        package mutating func next() async throws -> RecordedEvent? {
+            var backoff = Duration.milliseconds(50)
+            while true {
+                if index < buffer.count {
+                    let event = buffer[index]
+                    index += 1
+                    position = event.feedPosition
+                    return event
+                }
+                if Task.isCancelled { return nil }
+                let seen = store.signal.generation
+                let result: Result<[RecordedEvent], EventStoreError>
+                do {
+                    result = .success(try await store.readAll(after: position, limit: batchSize))
+                } catch {
+                    result = .failure(error)
+                }
+                switch result {
+                case .success(let events):
+                    buffer = events
+                    index = 0
+                    backoff = .milliseconds(50)
+                case .failure(let error):
+                    guard error.isRetriable else { throw error }
+                    try? await Task.sleep(for: backoff)
+                    backoff = Swift.min(backoff * 2, .seconds(2))
+                    continue
+                }
+                if !buffer.isEmpty {
+                    quickRetries = 0
+                    continue
+                }
+                // Nothing visible yet. Right after a signal, events may sit above the horizon of a
+                // transaction still running: look again soon, then fall back to the poll interval.
+                let wait: Duration = quickRetries < 20 ? .milliseconds(5) : pollInterval
+                if store.signal.generation != seen {
+                    quickRetries = 0
+                    continue
+                }
+                await store.signal.wait(after: seen, timeout: wait)
+                quickRetries = store.signal.generation != seen ? 0 : quickRetries + 1
+            }
+        }
+    }
+}

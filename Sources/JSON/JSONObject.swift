@@ -1,0 +1,151 @@
+/// A JSON object: ordered members with unique keys.
+///
+/// Members keep the order in which they were written or inserted, so ``JSONValue/compactBytes()``
+/// reproduces a document's order. Keys are unique by their UTF-8 bytes (not by Swift's
+/// canonical-equivalence `String ==`), matching JSON and PostgreSQL `jsonb`.
+///
+/// Equality ignores member order: two objects are equal when they have the same keys with
+/// equal values, which is the same notion of equality as ``JSONValue/canonicalBytes()``.
+package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One member of an object.
+    package typealias Element = (key: String, value: JSONValue)
+
+    /// Objects with more members than this get a hash index for lookups.
+    private static let indexThreshold = 8
+
+    private var members: [Element]
+    /// Key → position in `members`; only kept when `members.count > indexThreshold`.
+    private var index: [UTF8Key: Int]?
+
+    /// An empty object.
+    package init() {
+        members = []
+        index = nil
+    }
+
+    /// An object with these members in this order.
+    ///
+    /// - Precondition: no key appears twice. A silent "last wins" would hide bugs.
+    package init(_ pairs: [(String, JSONValue)]) {
+        self.init()
+        members.reserveCapacity(pairs.count)
+        for (key, value) in pairs {
+            precondition(!containsKey(key), "duplicate key \(JSONError.quote(key)) in JSONObject")
+            appendNew(key, value)
+        }
+    }
+
+    /// An object with these members in this order.
+    ///
+    /// - Precondition: no key appears twice.
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements)
+    }
+
+    /// The number of members.
+    package var count: Int { members.count }
+
+    /// Whether the object has no members.
+    package var isEmpty: Bool { members.isEmpty }
+
+    /// The keys in member order.
+    package var keys: [String] { members.map(\.key) }
+
+    /// The values in member order.
+    package var values: [JSONValue] { members.map(\.value) }
+
+    /// The value for `key`; setting a new key appends it, setting an existing key replaces the
+    /// value in place, setting `nil` removes the member.
+    package subscript(key: String) -> JSONValue? {
+        get {
+            position(of: key).map { members[$0].value }
+        }
+        set {
+            if let position = position(of: key) {
+                if let newValue {
+                    members[position].value = newValue
+                } else {
+                    members.remove(at: position)
+                    rebuildIndex()
+                }
+            } else if let newValue {
+                appendNew(key, newValue)
+            }
+        }
+    }
+
+    /// Removes the member for `key` and returns its value, if there was one.
+    @discardableResult
+    package mutating func removeValue(forKey key: String) -> JSONValue? {
+        guard let position = position(of: key) else { return nil }
+        let value = members.remove(at: position).value
+        rebuildIndex()
+        return value
+    }
+
+    /// Whether there is a member with this key (compared by UTF-8 bytes).
+    package func containsKey(_ key: String) -> Bool {
+        position(of: key) != nil
+    }
+
+    /// Iterates the members in order.
+    package func makeIterator() -> IndexingIterator<[Element]> {
+        members.makeIterator()
+    }
+
+    /// The members sorted by the UTF-8 bytes of their keys, for the canonical form.
+    var membersSortedByKeyBytes: [Element] {
+        members.sorted { UTF8Key.precedes($0.key, $1.key) }
+    }
+
+    /// Appends a member whose key the caller knows is not present yet.
+    mutating func appendNew(_ key: String, _ value: JSONValue) {
+        members.append((key, value))
+        if index != nil {
+            index![UTF8Key(key)] = members.count - 1
+        } else if members.count > JSONObject.indexThreshold {
+            rebuildIndex()
+        }
+    }
+
+    private func position(of key: String) -> Int? {
+        if let index {
+            return index[UTF8Key(key)]
+        }
+        return members.firstIndex { UTF8Key.equal($0.key, key) }
+    }
+
+    private mutating func rebuildIndex() {
+        guard members.count > JSONObject.indexThreshold else {
+            index = nil
+            return
+        }
+        var rebuilt = [UTF8Key: Int](minimumCapacity: members.count)
+        for (position, member) in members.enumerated() {
+            rebuilt[UTF8Key(member.key)] = position
+        }
+        index = rebuilt
+    }
+
+    /// Equal when both have the same keys with equal values, in any order.
+    package static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        for (key, value) in lhs.members {
+            guard let other = rhs[key], other == value else { return false }
+        }
+        return true
+    }
+
+    /// Hashes the members independently of their order, consistent with `==`.
+    package func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for (key, value) in members {
+            var memberHasher = Hasher()
+            memberHasher.combine(UTF8Key(key))
+            memberHasher.combine(value)
+            combined = combined &+ memberHasher.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(combined)
+    }
+}

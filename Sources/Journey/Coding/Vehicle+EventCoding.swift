@@ -1,0 +1,50 @@
+import struct Foundation.Data
+
+extension Vehicle.Event {
+    /// Decodes a stored event from its type string and JSON payload (after upcasting).
+    package static func decode(type storedType: String, data storedData: Data) throws(JourneyError) -> Vehicle.Event {
+        let (type, data) = EventUpcasters.upcast(type: storedType, data: storedData)
+        switch type {
+        case vehicleRegistered: return .registered(try EventJSON.decode(Registered.self, from: data, type: type))
+        case vehicleStateChanged: return .stateChanged(try EventJSON.decode(StateChanged.self, from: data, type: type))
+        case vehicleLocationReported: return .locationReported(try EventJSON.decode(LocationReported.self, from: data, type: type))
+        case vehicleStaleLocationRecorded: return .staleLocationRecorded(try EventJSON.decode(StaleLocationRecorded.self, from: data, type: type))
+        case vehicleLocationHistoryRecorded: return .locationHistoryRecorded(try EventJSON.decode(LocationHistoryRecorded.self, from: data, type: type))
+        case vehicleRouteSegmentUpdated: return .routeSegmentUpdated(try EventJSON.decode(RouteSegmentUpdated.self, from: data, type: type))
+        case vehicleRemainingRouteReported: return .remainingRouteReported(try EventJSON.decode(RemainingRouteReported.self, from: data, type: type))
+        case vehicleNavigationStatusChanged: return .navigationStatusChanged(try EventJSON.decode(NavigationStatusChanged.self, from: data, type: type))
+        case vehicleWaypointsReordered: return .waypointsReordered(try EventJSON.decode(WaypointsReordered.self, from: data, type: type))
+        case vehicleRouteFollowed: return .routeFollowed(try EventJSON.decode(RouteFollowed.self, from: data, type: type))
+        case vehicleWentOffRoute: return .wentOffRoute(try EventJSON.decode(WentOffRoute.self, from: data, type: type))
+        case vehicleRejoinedRoute: return .rejoinedRoute(try EventJSON.decode(RejoinedRoute.self, from: data, type: type))
+        case vehicleRerouted: return .rerouted(try EventJSON.decode(Rerouted.self, from: data, type: type))
+        case vehicleTripAssigned: return .tripAssigned(try EventJSON.decode(TripAssigned.self, from: data, type: type))
+        case vehicleTripWaypointsUpdated: return .tripWaypointsUpdated(try EventJSON.decode(TripWaypointsUpdated.self, from: data, type: type))
+        case vehicleTripReleased: return .tripReleased(try EventJSON.decode(TripReleased.self, from: data, type: type))
+        default:
+            throw EventJSON.unknownType(type, aggregate: "vehicle")
+        }
+    }
+
+    /// The JSON payload to store with `type`.
+    package func encodePayload() throws(JourneyError) -> Data {
+        switch self {
+        case .registered(let p): try EventJSON.encode(p, type: type)
+        case .stateChanged(let p): try EventJSON.encode(p, type: type)
+        case .locationReported(let p): try EventJSON.encode(p, type: type)
+        case .staleLocationRecorded(let p): try EventJSON.encode(p, type: type)
+        case .locationHistoryRecorded(let p): try EventJSON.encode(p, type: type)
+        case .routeSegmentUpdated(let p): try EventJSON.encode(p, type: type)
+        case .remainingRouteReported(let p): try EventJSON.encode(p, type: type)
+        case .navigationStatusChanged(let p): try EventJSON.encode(p, type: type)
+        case .waypointsReordered(let p): try EventJSON.encode(p, type: type)
+        case .routeFollowed(let p): try EventJSON.encode(p, type: type)
+        case .wentOffRoute(let p): try EventJSON.encode(p, type: type)
+        case .rejoinedRoute(let p): try EventJSON.encode(p, type: type)
+        case .rerouted(let p): try EventJSON.encode(p, type: type)
+        case .tripAssigned(let p): try EventJSON.encode(p, type: type)
+        case .tripWaypointsUpdated(let p): try EventJSON.encode(p, type: type)
+        case .tripReleased(let p): try EventJSON.encode(p, type: type)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// Validation of trip and vehicle ids.
+///
+/// Fleet Engine ids are 1–64 characters and may not contain `/`, `:`, `?`, `,` or `#`
+/// (they become path segments of resource names such as `providers/p/trips/{id}`).
+package enum Identifier {
+    /// Characters an id may not contain.
+    package static let forbiddenCharacters: Set<Character> = ["/", ":", "?", ",", "#"]
+    /// The longest id accepted, in characters.
+    package static let maximumLength = 64
+
+    /// Throws `INVALID_ARGUMENT` naming `field` when `id` is not a valid Fleet Engine id.
+    package static func validate(_ id: String, field: String) throws(JourneyError) {
+        guard !id.isEmpty else { throw .invalidArgument("\(field) is required and must be 1–64 characters (got an empty string)") }
+        guard id.count <= maximumLength else {
+            throw .invalidArgument("\(field) must be at most \(maximumLength) characters (got \(id.count) characters)")
+        }
+        if let bad = id.first(where: { forbiddenCharacters.contains($0) }) {
+            throw .invalidArgument("\(field) must not contain '/', ':', '?', ',' or '#' (got \"\(id)\" containing '\(bad)')")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+extension Vehicle {
+    /// What a caller asks a vehicle to do; named after Fleet Engine's verbs.
+    package enum Command: Sendable, Hashable {
+        /// CreateVehicle.
+        case registerVehicle(RegisterVehicle, at: Timestamp)
+        /// UpdateVehicle with `vehicleState`.
+        case setVehicleState(VehicleState, at: Timestamp)
+        /// UpdateVehicle with `lastLocation` and/or `pastLocations` (offline backlog).
+        case reportLocation(VehicleLocation?, pastLocations: [VehicleLocation] = [], policy: Policy = .default, at: Timestamp)
+        /// UpdateVehicle with `currentRouteSegment` (+ traffic, end point).
+        case updateRouteSegment(encodedPath: String, traffic: [TrafficSpeedInterval] = [], endPoint: TripWaypoint? = nil, at: Timestamp)
+        /// UpdateVehicle with `remainingDistanceMeters` / `etaToFirstWaypoint` / `remainingTimeSeconds`.
+        case reportRemainingRoute(remainingDistanceMeters: Int?, etaToFirstWaypoint: Timestamp?, remainingTimeSeconds: Int?, at: Timestamp)
+        /// UpdateVehicle with `navigationStatus`.
+        case setNavigationStatus(NavigationStatus, at: Timestamp)
+        /// UpdateVehicle with `waypoints`: a permutation of the current waypoints.
+        case reorderWaypoints([TripWaypoint], at: Timestamp)
+        /// Follow a trip's planned path (the active leg) for off-route detection.
+        case followRoute(tripId: String, encodedPath: String, at: Timestamp)
+        /// Bring the vehicle's trips and waypoints in line with a trip's current state
+        /// (after the trip was assigned, progressed, changed, completed, canceled or unassigned).
+        case syncTrip(Trip.State, at: Timestamp)
+    }
+
+    /// The fields of CreateVehicle.
+    package struct RegisterVehicle: Sendable, Hashable {
+        package var vehicleId: String
+        package var vehicleState: VehicleState
+        package var supportedTripTypes: [TripType]
+        package var maximumCapacity: Int
+        package var vehicleType: VehicleType
+        package var attributes: [Attribute]
+        package var backToBackEnabled: Bool
+
+        package init(
+            vehicleId: String,
+            vehicleState: VehicleState = .offline,
+            supportedTripTypes: [TripType],
+            maximumCapacity: Int,
+            vehicleType: VehicleType,
+            attributes: [Attribute] = [],
+            backToBackEnabled: Bool = false
+        ) {
+            self.vehicleId = vehicleId
+            self.vehicleState = vehicleState
+            self.supportedTripTypes = supportedTripTypes
+            self.maximumCapacity = maximumCapacity
+            self.vehicleType = vehicleType
+            self.attributes = attributes
+            self.backToBackEnabled = backToBackEnabled
+        }
+    }
+
+    /// Why a trip left the vehicle; raw values are stored in events.
+    package enum ReleaseReason: String, Codable, Hashable, Sendable, CaseIterable {
+        case completed = "COMPLETED"
+        case canceled = "CANCELED"
+        case unassigned = "UNASSIGNED"
+    }
+}

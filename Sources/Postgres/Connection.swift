@@ -1,0 +1,358 @@
+import CLibPQ
+import Foundation
+
+/// One statement with its parameters, for `Connection.pipeline`.
+package struct Statement: Sendable {
+    package let sql: String
+    package let parameters: [String?]
+
+    package init(_ sql: String, _ parameters: [String?] = []) {
+        self.sql = sql
+        self.parameters = parameters
+    }
+}
+
+/// A notification received on a LISTEN channel.
+package struct PostgresNotification: Sendable, Hashable {
+    package let channel: String
+    package let payload: String
+}
+
+/// One libpq connection, used by exactly one thread at a time.
+///
+/// Not `Sendable`: a `Connection` is created, used and closed on the thread that owns it (a pool
+/// worker or a listener thread). All parameters are sent out of line (`PQexecParams` and friends);
+/// no value is ever spliced into SQL text.
+package final class Connection {
+    private var handle: OpaquePointer?
+    package let conninfo: String
+    private let setupStatements: [String]
+
+    /// Opens a connection; `conninfo` is a libpq connection string or `postgresql://` URL (empty: libpq's `PG*` variables).
+    package init(conninfo: String, setupStatements: [String] = []) throws(PostgresError) {
+        self.conninfo = conninfo
+        self.setupStatements = setupStatements
+        try connect()
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    private func connect() throws(PostgresError) {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        guard let conn = PQconnectdb(conninfo) else {
+            throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
+        }
+        guard PQstatus(conn) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(conn))
+            PQfinish(conn)
+            throw PostgresError(.connectionFailed, "could not connect to PostgreSQL: \(message)")
+        }
+        handle = conn
+        // Server notices (e.g. "relation already exists, skipping") are not errors; libpq's default
+        // processor prints them to stderr. Drop them: nothing here acts on them.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        for sql in setupStatements {
+            try execute(sql)
+        }
+    }
+
+    /// Whether the connection is usable as far as libpq knows (a broken socket is noticed on next use).
+    package var isHealthy: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Whether a transaction block is open on this connection (idle in it, or failed in it).
+    package var inTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
+    /// Drops the broken connection and opens a new one with the same settings.
+    package func reconnect() throws(PostgresError) {
+        try connect()
+    }
+
+    /// The server's process id for this session (useful to terminate it in tests).
+    package var backendPID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    private func requireHandle() throws(PostgresError) -> OpaquePointer {
+        guard let handle else { throw PostgresError(.connectionLost, "connection is closed") }
+        return handle
+    }
+
+    // MARK: - Statements
+
+    /// Runs one statement with text parameters and returns its rows.
+    @discardableResult
+    package func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> QueryResult {
+        let conn = try requireHandle()
+        let result = ParameterBuffer(parameters).withPointers { count, values in
+            PQexecParams(conn, sql, count, nil, values, nil, nil, 0)
+        }
+        return try consume(result, context: "statement")
+    }
+
+    /// Runs one statement without parameters (DDL, `BEGIN`, multi-statement migration text).
+    @discardableResult
+    package func execute(_ sql: String) throws(PostgresError) -> QueryResult {
+        let conn = try requireHandle()
+        let result = PQexec(conn, sql)
+        return try consume(result, context: "statement")
+    }
+
+    /// Runs `body` inside BEGIN/COMMIT; rolls back when it throws.
+    package func withTransaction<T>(_ body: (Connection) throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body(self)
+            try execute("COMMIT")
+            return value
+        } catch {
+            if isHealthy { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Sends all statements in pipeline mode and reads every result in one round trip.
+    ///
+    /// The statements run as one implicit transaction that commits at the pipeline's sync point:
+    /// if one fails, the ones before it are rolled back and the ones after it are skipped, and the
+    /// error of the failing statement is thrown. The results come back only after the commit.
+    package func pipeline(_ statements: [Statement]) throws(PostgresError) -> [QueryResult] {
+        let conn = try requireHandle()
+        guard PQenterPipelineMode(conn) == 1 else {
+            throw PostgresError(.protocolViolation, "could not enter pipeline mode: \(lastError)")
+        }
+        defer { PQexitPipelineMode(conn) }
+        for statement in statements {
+            let sent = ParameterBuffer(statement.parameters).withPointers { count, values in
+                PQsendQueryParams(conn, statement.sql, count, nil, values, nil, nil, 0)
+            }
+            guard sent == 1 else { throw lostOrFailed("could not send pipelined statement") }
+        }
+        guard PQpipelineSync(conn) == 1 else { throw lostOrFailed("could not send pipeline sync") }
+
+        var results: [QueryResult] = []
+        results.reserveCapacity(statements.count)
+        var firstError: PostgresError?
+        for _ in statements {
+            guard let result = PQgetResult(conn) else { throw lostOrFailed("pipeline ended early") }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+            } else {
+                do {
+                    results.append(try consume(result, context: "pipelined statement"))
+                } catch {
+                    if firstError == nil { firstError = error }
+                }
+            }
+            // Each command's results end with a NULL.
+            while let extra = PQgetResult(conn) { PQclear(extra) }
+        }
+        guard let sync = PQgetResult(conn) else { throw lostOrFailed("missing pipeline sync result") }
+        let syncStatus = PQresultStatus(sync)
+        PQclear(sync)
+        if let firstError { throw firstError }
+        guard syncStatus == PGRES_PIPELINE_SYNC else { throw lostOrFailed("unexpected result at pipeline sync") }
+        return results
+    }
+
+    // MARK: - COPY
+
+    /// Runs `COPY ... FROM STDIN` with `data` already in COPY text format; returns the row count.
+    @discardableResult
+    package func copyIn(_ sql: String, data: [UInt8]) throws(PostgresError) -> Int {
+        let conn = try requireHandle()
+        let start = PQexec(conn, sql)
+        guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
+            _ = try consume(start, context: "COPY")
+            throw PostgresError(.protocolViolation, "statement did not start COPY FROM STDIN")
+        }
+        PQclear(start)
+        let sent = data.withUnsafeBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return 1 }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { PQputCopyData(conn, $0, Int32(buffer.count)) }
+        }
+        guard sent == 1 else { throw lostOrFailed("could not send COPY data") }
+        guard PQputCopyEnd(conn, nil) == 1 else { throw lostOrFailed("could not end COPY") }
+        let result = try consume(PQgetResult(conn), context: "COPY")
+        while let extra = PQgetResult(conn) { PQclear(extra) }
+        return result.affectedRows
+    }
+
+    /// Runs `COPY ... TO STDOUT` and hands each row's bytes (COPY format, newline included) to `body`.
+    package func copyOut(_ sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        let conn = try requireHandle()
+        let start = PQexec(conn, sql)
+        guard let start, PQresultStatus(start) == PGRES_COPY_OUT else {
+            _ = try consume(start, context: "COPY")
+            throw PostgresError(.protocolViolation, "statement did not start COPY TO STDOUT")
+        }
+        PQclear(start)
+        var rows = 0
+        var buffer: UnsafeMutablePointer<CChar>?
+        while true {
+            let length = PQgetCopyData(conn, &buffer, 0)
+            if length > 0, let data = buffer {
+                defer { PQfreemem(data) }
+                rows += 1
+                try body(UnsafeRawBufferPointer(start: data, count: Int(length)))
+            } else if length == -1 {
+                break
+            } else {
+                throw lostOrFailed("COPY TO STDOUT failed")
+            }
+        }
+        _ = try consume(PQgetResult(conn), context: "COPY")
+        while let extra = PQgetResult(conn) { PQclear(extra) }
+        return rows
+    }
+
+    // MARK: - LISTEN / NOTIFY
+
+    /// Subscribes this connection to a channel (the name is quoted as an identifier).
+    package func listen(_ channel: String) throws(PostgresError) {
+        try execute("LISTEN " + Self.quoteIdentifier(channel))
+    }
+
+    /// Waits up to `timeout` seconds for notifications and returns those that arrived.
+    package func waitForNotifications(timeout: Double) throws(PostgresError) -> [PostgresNotification] {
+        let conn = try requireHandle()
+        var received = drainNotifications(conn)
+        if !received.isEmpty { return received }
+        let socket = PQsocket(conn)
+        guard socket >= 0 else { throw PostgresError(.connectionLost, "connection has no socket") }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(max(0, timeout * 1000)))
+        if ready < 0 && errno != EINTR {
+            throw PostgresError(.connectionLost, "poll failed on the listening connection")
+        }
+        if ready > 0 {
+            guard PQconsumeInput(conn) == 1 else { throw lostOrFailed("listening connection broke") }
+            received = drainNotifications(conn)
+        }
+        if PQstatus(conn) != CONNECTION_OK { throw PostgresError(.connectionLost, "listening connection broke") }
+        return received
+    }
+
+    private func drainNotifications(_ conn: OpaquePointer) -> [PostgresNotification] {
+        var received: [PostgresNotification] = []
+        while let notice = PQnotifies(conn) {
+            let channel = String(cString: notice.pointee.relname)
+            let payload = String(cString: notice.pointee.extra)
+            received.append(PostgresNotification(channel: channel, payload: payload))
+            PQfreemem(notice)
+        }
+        return received
+    }
+
+    // MARK: - Results and errors
+
+    private var lastError: String {
+        guard let handle else { return "connection is closed" }
+        return Self.trimmed(PQerrorMessage(handle))
+    }
+
+    private func lostOrFailed(_ what: String) -> PostgresError {
+        if let handle, PQstatus(handle) != CONNECTION_OK {
+            return PostgresError(.connectionLost, "\(what): connection to PostgreSQL lost: \(lastError)")
+        }
+        return PostgresError(.protocolViolation, "\(what): \(lastError)")
+    }
+
+    private func consume(_ result: OpaquePointer?, context: String) throws(PostgresError) -> QueryResult {
+        guard let result else { throw lostOrFailed("\(context) returned no result") }
+        defer { PQclear(result) }
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_EMPTY_QUERY, PGRES_PIPELINE_SYNC:
+            break
+        default:
+            let message = Self.trimmed(PQresultErrorMessage(result))
+            let stateField = PQresultErrorField(result, Int32(UInt8(ascii: "C")))
+            let sqlState = stateField.map { String(cString: $0) }
+            if sqlState == nil, let handle, PQstatus(handle) != CONNECTION_OK {
+                throw PostgresError(.connectionLost, "\(context) failed: connection to PostgreSQL lost: \(message)")
+            }
+            throw PostgresError(.serverError, "\(context) failed: \(message)", sqlState: sqlState)
+        }
+        let columnCount = Int(PQnfields(result))
+        let rowCount = Int(PQntuples(result))
+        var columns: [String] = []
+        columns.reserveCapacity(columnCount)
+        for column in 0..<columnCount {
+            columns.append(String(cString: PQfname(result, Int32(column))))
+        }
+        var rows: [Row] = []
+        rows.reserveCapacity(rowCount)
+        for row in 0..<rowCount {
+            var values: [String?] = []
+            values.reserveCapacity(columnCount)
+            for column in 0..<columnCount {
+                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
+                    values.append(nil)
+                } else {
+                    let length = Int(PQgetlength(result, Int32(row), Int32(column)))
+                    let pointer = PQgetvalue(result, Int32(row), Int32(column))!
+                    values.append(pointer.withMemoryRebound(to: UInt8.self, capacity: length) {
+                        String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+                    })
+                }
+            }
+            rows.append(Row(values: values))
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return QueryResult(columns: columns, rows: rows, affectedRows: affected)
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "" }
+        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Quotes an identifier for the few statements that cannot take parameters (LISTEN, CREATE DATABASE).
+    package static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// Packs text parameters into one contiguous NUL-separated buffer so a statement costs one
+/// allocation instead of one `strdup` per value.
+private struct ParameterBuffer {
+    private var bytes: [CChar] = []
+    private var offsets: [Int?] = []
+
+    init(_ parameters: [String?]) {
+        let total = parameters.reduce(1) { $0 + ($1?.utf8.count ?? 0) + 1 }
+        bytes.reserveCapacity(total)
+        bytes.append(0)  // never empty, so the buffer always has a base address
+        offsets.reserveCapacity(parameters.count)
+        for parameter in parameters {
+            guard let parameter else {
+                offsets.append(nil)
+                continue
+            }
+            offsets.append(bytes.count)
+            for byte in parameter.utf8 { bytes.append(CChar(bitPattern: byte)) }
+            bytes.append(0)
+        }
+    }
+
+    func withPointers<R>(_ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        if offsets.isEmpty { return body(0, nil) }
+        return bytes.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { base + $0 } }
+            return pointers.withUnsafeBufferPointer { body(Int32(offsets.count), $0.baseAddress) }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+/// A numbered schema change, applied once by `Migrator`.
+package struct Migration: Sendable, Hashable {
+    package let version: Int
+    package let name: String
+    package let sql: String
+
+    package init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// The migrations shipped in `sql/` (embedded in the binary), in order.
+///
+/// Adding a file to `sql/` means adding one line here; `MigrationListTests` checks that the two agree.
+package enum Migrations {
+    package static let all: [Migration] = [
+        Migration(version: 1, name: "event_store", sql: String(decoding: PackageResources._001_event_store_sql, as: UTF8.self)),
+    ]
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A small value-type logger: JSON lines when stderr is not a terminal, plain text when it is.
+///
+/// Passed in, never global. Metadata keys are dotted and declared in `LogKey`.
+struct Logger: Sendable {
+    enum Level: Int, Sendable, Comparable, CustomStringConvertible {
+        case debug, info, warning, error
+        static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        var description: String { ["debug", "info", "warning", "error"][rawValue] }
+    }
+
+    let label: String
+    let minimum: Level
+    let json: Bool
+
+    init(label: String, minimum: Level = .info, json: Bool = isatty(STDERR_FILENO) == 0) {
+        self.label = label
+        self.minimum = minimum
+        self.json = json
+    }
+
+    func debug(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.debug, message(), metadata) }
+    func info(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.info, message(), metadata) }
+    func warning(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.warning, message(), metadata) }
+    func error(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.error, message(), metadata) }
+
+    func log(_ level: Level, _ message: String, _ metadata: [String: String]) {
+        guard level >= minimum else { return }
+        let line: String
+        if json {
+            var fields = ["\"time\":\(Self.quote(Self.timestamp()))", "\"level\":\"\(level)\"", "\"logger\":\(Self.quote(label))",
+                          "\"message\":\(Self.quote(message))"]
+            for key in metadata.keys.sorted() { fields.append("\(Self.quote(key)):\(Self.quote(metadata[key]!))") }
+            line = "{" + fields.joined(separator: ",") + "}\n"
+        } else {
+            let extra = metadata.keys.sorted().map { "\($0)=\(metadata[$0]!)" }.joined(separator: " ")
+            line = "\(level): \(message)\(extra.isEmpty ? "" : " [\(extra)]")\n"
+        }
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    private static func timestamp() -> String {
+        ISO8601DateFormatter().string(from: Date())
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Metadata keys, declared once.
+enum LogKey {
+    static let databaseURL = "db.url"
+    static let dataDirectory = "db.data_dir"
+    static let feedPosition = "event.feed_position"
+    static let applied = "schema.applied"
+}
+
+/// Writes a line to stdout (for values scripts read, such as `db url`).
+func printOut(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Configuration read once from the environment and the command line (flags override environment
+/// override defaults). Library modules never read the environment; they get these values.
+struct Settings {
+    var databaseURL: String?
+    var dataDirectory: String
+    var embeddedPort: Int
+    var postgresBin: String?
+    var databaseRole: String
+    var logLevel: Logger.Level
+
+    static func load(_ environment: [String: String], flags: Flags) throws -> Settings {
+        let url = flags.value("database-url") ?? environment["DATABASE_URL"]
+        let portText = flags.value("pg-port") ?? environment["WAYMARK_PG_PORT"] ?? "5432"
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw UsageError("WAYMARK_PG_PORT must be a port number from 1 to 65535, got \(portText.debugDescription)")
+        }
+        let levelText = flags.value("log-level") ?? environment["WAYMARK_LOG_LEVEL"] ?? "info"
+        let levels: [String: Logger.Level] = ["debug": .debug, "info": .info, "warning": .warning, "error": .error]
+        guard let level = levels[levelText] else {
+            throw UsageError("WAYMARK_LOG_LEVEL must be one of debug, info, warning, error; got \(levelText.debugDescription)")
+        }
+        return Settings(
+            databaseURL: (url?.isEmpty ?? true) ? nil : url,
+            dataDirectory: flags.value("data-dir") ?? environment["WAYMARK_DATA_DIR"] ?? ".waymark/pg",
+            embeddedPort: port,
+            postgresBin: environment["WAYMARK_PG_BIN"],
+            databaseRole: flags.value("db-role") ?? environment["WAYMARK_DB_ROLE"] ?? "waymark_app",
+            logLevel: level)
+    }
+}
+
+/// A wrong command line or setting; printed with the usage hint, exit status 2.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `--name value` and `--name=value` flags plus positional words.
+struct Flags {
+    private(set) var values: [String: String] = [:]
+    private(set) var switches: Set<String> = []
+    private(set) var positional: [String] = []
+
+    /// Parses `arguments`; `switchNames` take no value.
+    init(_ arguments: [String], switchNames: Set<String> = []) throws {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--") {
+                let body = String(argument.dropFirst(2))
+                if let equals = body.firstIndex(of: "=") {
+                    values[String(body[..<equals])] = String(body[body.index(after: equals)...])
+                } else if switchNames.contains(body) {
+                    switches.insert(body)
+                } else {
+                    guard index + 1 < arguments.count else { throw UsageError("flag --\(body) needs a value") }
+                    values[body] = arguments[index + 1]
+                    index += 1
+                }
+            } else {
+                positional.append(argument)
+            }
+            index += 1
+        }
+    }
+
+    func value(_ name: String) -> String? { values[name] }
+
+    func int(_ name: String, default fallback: Int) throws -> Int {
+        guard let text = values[name] else { return fallback }
+        guard let value = Int(text), value > 0 else { throw UsageError("--\(name) must be a positive whole number, got \(text.debugDescription)") }
+        return value
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+let usage = """
+    usage: waymark <command> [options]
+
+    commands:
+      serve                 run the server (embedded PostgreSQL under ./.waymark/pg when DATABASE_URL is unset)
+      migrate               apply pending schema migrations
+      db start|stop|status|url
+                            manage the embedded PostgreSQL cluster (--data-dir, WAYMARK_DATA_DIR)
+      bench append          measure appends beside the raw COPY ceiling (--events N)
+      help                  show this text
+
+    environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL
+    """
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let environment = ProcessInfo.processInfo.environment
+
+do {
+    guard let command = arguments.first else { throw UsageError("no command given") }
+    let rest = Array(arguments.dropFirst())
+    switch command {
+    case "serve":
+        try await ServeCommand.run(rest, environment: environment)
+    case "migrate":
+        try MigrateCommand.run(rest, environment: environment)
+    case "db":
+        try DatabaseCommand.run(rest, environment: environment)
+    case "bench":
+        try await BenchCommand.run(rest, environment: environment)
+    case "help", "--help", "-h":
+        printOut(usage)
+    default:
+        throw UsageError("unknown command \(command.debugDescription)")
+    }
+} catch let error as UsageError {
+    FileHandle.standardError.write(Data("waymark: \(error)\n\n\(usage)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("waymark: \(error)\n".utf8))
+    exit(1)
+}

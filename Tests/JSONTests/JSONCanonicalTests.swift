@@ -1,0 +1,88 @@
+import JSON
+import Testing
+
+@Suite struct JSONCanonicalTests {
+    private func canonical(_ text: String) throws -> String {
+        try JSONValue.parse(text).canonicalString
+    }
+
+    @Test func jsonbStyleReRenderingsHaveIdenticalCanonicalBytes() throws {
+        let written = try JSONValue.parse(#"{"b": 1.50, "a": [1e2, "x/y"]}"#)
+        let fromJSONB = try JSONValue.parse(#"{"a":[100,"x\/y"],"b":1.5}"#)
+        #expect(written.canonicalBytes() == fromJSONB.canonicalBytes())
+        #expect(written.canonicalString == #"{"a":[100,"x/y"],"b":1.5}"#)
+        #expect(written == fromJSONB)
+    }
+
+    @Test(arguments: [
+        (#"{"lat": 52.5200081, "lng": 13.404954, "note": "caf\u00e9", "n": 1.5E-3}"#,
+         #"{ "n" : 0.0015 , "lat":52.5200081,"lng":13.4049540,"note":"café"}"#),
+        (#"{"a": {"z": [true, null, false], "y": -0.0}}"#, #"{"a":{"y":0,"z":[true,null,false]}}"#),
+        (#"["\u001F", "\t", "\/"]"#, #"["\u001f","\t","/"]"#),
+        (#"{"k": 10e-1, "j": 0.1e1}"#, #"{"j":1,"k":1.0}"#),
+    ])
+    func reRenderingsOfOneValueHaveIdenticalCanonicalBytes(_ first: String, _ second: String) throws {
+        let a = try JSONValue.parse(first)
+        let b = try JSONValue.parse(second)
+        #expect(a.canonicalBytes() == b.canonicalBytes())
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+    }
+
+    @Test(arguments: [
+        ("[1,2]", "[2,1]"), (#"{"a":1}"#, #"{"a":"1"}"#), (#"{"a":1}"#, #"{"A":1}"#), ("1", "1.0000000000000000000001"),
+        (#""é""#, "\"e\u{301}\""), ("null", "false"), ("[]", "{}"), (#"{"a":null}"#, "{}"),
+    ])
+    func differentValuesHaveDifferentCanonicalBytes(_ first: String, _ second: String) throws {
+        let a = try JSONValue.parse(first)
+        let b = try JSONValue.parse(second)
+        #expect(a.canonicalBytes() != b.canonicalBytes())
+        #expect(a != b)
+    }
+
+    @Test func objectMembersAreSortedByKeyBytesRecursively() throws {
+        let text = #"{"b": 1, "a": {"d": 1, "c": [{"f": 1, "e": 2}]}, "A": 0, "aa": 3, "": 4}"#
+        #expect(try canonical(text) == #"{"":4,"A":0,"a":{"c":[{"e":2,"f":1}],"d":1},"aa":3,"b":1}"#)
+    }
+
+    @Test func nonASCIIKeysSortByUTF8BytesNotUTF16OrNormalization() throws {
+        // UTF-8 order: "e\u0301" (65) < "z" (7A) < "é" (C3 A9) < "\uFFFD" (EF BF BD) < "😀" (F0 9F 98 80).
+        // UTF-16 order would put "😀" (D83D) before "\uFFFD".
+        let value: JSONValue = ["😀": 1, "\u{FFFD}": 2, "é": 3, "z": 4, "e\u{301}": 5]
+        #expect(value.canonicalString == "{\"e\u{301}\":5,\"z\":4,\"é\":3,\"\u{FFFD}\":2,\"😀\":1}")
+    }
+
+    @Test func stringsUseShortEscapesLowercaseHexAndRawEverythingElse() {
+        let value: JSONValue = .string("\" \\ / \u{8}\u{C}\n\r\t \u{1}\u{1F}\u{1B} \u{7F} é € 😀 \u{2028}")
+        let expected = #""\" \\ / \b\f\n\r\t \u0001\u001f\u001b "# + "\u{7F} é € 😀 \u{2028}\""
+        #expect(value.canonicalString == expected)
+    }
+
+    @Test func keysAreEscapedLikeStrings() {
+        let value: JSONValue = ["a\"b": 1, "\n": 2]
+        #expect(value.canonicalString == #"{"\n":2,"a\"b":1}"#)
+    }
+
+    @Test func numbersInsideDocumentsAreWrittenCanonically() throws {
+        #expect(try canonical("[1e2, 1.50, -0.0, 1.5e-3, 12345678901234567890, 0.1e1, -5E+0]")
+            == "[100,1.5,0,0.0015,12345678901234567890,1,-5]")
+    }
+
+    @Test func literalsAndWhitespaceAreWrittenBare() throws {
+        #expect(try canonical(" [ true , false , null , { } , [ ] , \"\" ] ") == #"[true,false,null,{},[],""]"#)
+    }
+
+    @Test func aNulBuiltInSwiftIsWrittenAsAnEscape() {
+        let value: JSONValue = .string("a\u{0}b")
+        #expect(value.canonicalString == #""a\u0000b""#)
+    }
+
+    @Test func canonicalBytesParseBackToAnEqualValueWithTheSameCanonicalBytes() throws {
+        let value = try JSONValue.parse(#"{"z": [1.50, {"y": "\u00e9\n", "x": 1e-3}], "a": null}"#)
+        let again = try JSONValue.parse(value.canonicalBytes())
+        #expect(again == value)
+        #expect(again.canonicalBytes() == value.canonicalBytes())
+        // The canonical form is its own compact form.
+        #expect(again.compactBytes() == value.canonicalBytes())
+    }
+}

@@ -1,0 +1,1 @@
+Sources/Schema/sql
