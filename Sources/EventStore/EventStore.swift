@@ -180,7 +180,9 @@ package struct FeedSubscription: AsyncSequence, Sendable {
         let pollInterval: Duration
         var buffer: [RecordedEvent] = []
         var index = 0
-        var quickRetries = 0
+        /// When the store last signalled activity this iterator has not seen yet.
+        var lastSignal = ContinuousClock.now
+        var quickDelay = Duration.milliseconds(2)
 
         package mutating func next() async throws -> RecordedEvent? {
             var backoff = Duration.milliseconds(50)
@@ -211,18 +213,26 @@ package struct FeedSubscription: AsyncSequence, Sendable {
                     continue
                 }
                 if !buffer.isEmpty {
-                    quickRetries = 0
+                    quickDelay = .milliseconds(2)
                     continue
                 }
-                // Nothing visible yet. Right after a signal, events may sit above the horizon of a
-                // transaction still running: look again soon, then fall back to the poll interval.
-                let wait: Duration = quickRetries < 20 ? .milliseconds(5) : pollInterval
+                // Nothing visible. Right after a signal, the new events may sit above the horizon of
+                // a transaction still running anywhere in the cluster: look again with a short,
+                // growing delay for a few seconds, then fall back to the poll interval.
                 if store.signal.generation != seen {
-                    quickRetries = 0
+                    lastSignal = .now
+                    quickDelay = .milliseconds(2)
                     continue
                 }
+                let recentlySignalled = ContinuousClock.now - lastSignal < .seconds(5)
+                let wait = recentlySignalled ? quickDelay : pollInterval
                 await store.signal.wait(after: seen, timeout: wait)
-                quickRetries = store.signal.generation != seen ? 0 : quickRetries + 1
+                if store.signal.generation != seen {
+                    lastSignal = .now
+                    quickDelay = .milliseconds(2)
+                } else if recentlySignalled {
+                    quickDelay = Swift.min(quickDelay * 2, .milliseconds(100))
+                }
             }
         }
     }

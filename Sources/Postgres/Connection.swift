@@ -16,6 +16,11 @@ package struct Statement: Sendable {
 package struct PostgresNotification: Sendable, Hashable {
     package let channel: String
     package let payload: String
+
+    package init(channel: String, payload: String) {
+        self.channel = channel
+        self.payload = payload
+    }
 }
 
 /// One libpq connection, used by exactly one thread at a time.

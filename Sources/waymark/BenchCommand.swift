@@ -1,6 +1,132 @@
+import EventStore
+import Foundation
+import JSON
+import Postgres
+import Schema
+
 /// `waymark bench ...`: benchmarks measured side by side in one run.
+///
+/// `bench append [--events N] [--seconds S] [--format text|markdown] [--keep]` creates (or
+/// re-creates) the scratch database `waymark_bench` on `DATABASE_URL` or the embedded cluster,
+/// migrates it, and runs the raw COPY ceiling, batched appends and single-event appends one
+/// after another. Figures are reported as ratios to the ceiling of the same run, because this
+/// machine is shared and noisy. The scratch database is dropped afterwards unless `--keep`.
 enum BenchCommand {
+    static let databaseName = "waymark_bench"
+    /// The concurrency levels of the batched case (1 shows the cost of one group at a time).
+    static let submitterCounts = [1, 4]
+    static let concurrentWriters = 16
+
     static func run(_ arguments: [String], environment: [String: String]) async throws {
-        throw UsageError("bench is being written")
+        let flags = try Flags(arguments, switchNames: ["keep"])
+        guard flags.positional == ["append"] else {
+            throw UsageError("bench needs exactly one benchmark name: append")
+        }
+        let events = try flags.int("events", default: 200_000)
+        let seconds = try flags.int("seconds", default: 5)
+        let formatText = flags.value("format") ?? "text"
+        guard let format = BenchTable.Format(rawValue: formatText) else {
+            throw UsageError("--format must be text or markdown, got \(formatText.debugDescription)")
+        }
+        let settings = try Settings.load(environment, flags: flags)
+        let logger = Logger(label: "waymark.bench", minimum: settings.logLevel)
+
+        let database = try Database.open(settings, logger: logger)
+        defer { database.close(logger: logger) }
+        let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
+        do {
+            try await recreate(admin: admin)
+            let url = try benchURL(database.url)
+            let outcome: Result<BenchTable, any Error>
+            do {
+                outcome = .success(try await runAppend(url: url, events: events, seconds: seconds, logger: logger))
+            } catch {
+                outcome = .failure(error)
+            }
+            if flags.switches.contains("keep") {
+                logger.info("kept scratch database \(databaseName)")
+            } else {
+                try await admin.query("DROP DATABASE IF EXISTS \(Connection.quoteIdentifier(databaseName)) WITH (FORCE)")
+            }
+            printOut(try outcome.get().render(format))
+        } catch {
+            await admin.shutdown()
+            throw error
+        }
+        await admin.shutdown()
+    }
+
+    /// Drops and creates the scratch database.
+    private static func recreate(admin: ConnectionPool) async throws {
+        let name = Connection.quoteIdentifier(databaseName)
+        try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        try await admin.query("CREATE DATABASE \(name)")
+    }
+
+    /// The connection string of the scratch database: `url` with its database replaced.
+    static func benchURL(_ url: String) throws -> String {
+        guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
+            return url + " dbname=" + databaseName  // keyword/value form: a later keyword wins
+        }
+        guard var components = URLComponents(string: url) else {
+            throw UsageError("DATABASE_URL must be a libpq URL (postgresql://...) or key=value string")
+        }
+        components.path = "/" + databaseName
+        guard let rewritten = components.string else { throw UsageError("DATABASE_URL could not be rewritten for \(databaseName)") }
+        return rewritten
+    }
+
+    private static func runAppend(url: String, events: Int, seconds: Int, logger: Logger) async throws -> BenchTable {
+        let pool = ConnectionPool(.init(conninfo: url, size: 1, name: "bench"))
+        let store = EventStore(EventStore.Configuration(conninfo: url, readPoolSize: 1, committers: 2, maxGroupEvents: 5000, listen: false))
+        do {
+            let table = try await measure(BenchAppend(events: events, seconds: seconds, pool: pool, logger: logger), store: store, pool: pool, logger: logger)
+            await store.shutdown()
+            await pool.shutdown()
+            return table
+        } catch {
+            await store.shutdown()
+            await pool.shutdown()
+            throw error
+        }
+    }
+
+    private static func measure(_ bench: BenchAppend, store: EventStore, pool: ConnectionPool, logger: Logger) async throws -> BenchTable {
+        let version = try await pool.withConnection { connection in
+            let applied = try Migrator().migrate(connection)
+            return (applied.count, try connection.query("SHOW server_version").first?.string(0) ?? "?")
+        }
+        logger.info("scratch database \(databaseName) migrated (\(version.0) migrations), PostgreSQL \(version.1)")
+        try await bench.createCeilingTable()
+
+        // Warm-up outside any clock: opens a committer connection and creates today's vehicle partitions.
+        _ = try await store.append([EventData(id: UUID(), type: BenchPayload.locationType, data: ["warm": true], metadata: BenchPayload.metadata)],
+                                   to: "vehicle:bench/warm-up", expectedVersion: .noStream)
+
+        var rows: [BenchTable.Row] = []
+        func done(_ row: BenchTable.Row) {
+            logger.info("\(row.name): \(row.events) events in \(String(format: "%.2f", row.seconds)) s")
+            rows.append(row)
+        }
+        done(try await bench.ceiling())
+        for submitters in submitterCounts { done(try await bench.batched(store: store, submitters: submitters)) }
+        let single = try await bench.singles(store: store, writers: 1)
+        done(single)
+        let concurrent = try await bench.singles(store: store, writers: concurrentWriters)
+        done(concurrent)
+
+        let draft = BenchTable(rows: rows, notes: [])
+        let batched = rows.filter { $0.name.hasPrefix("appendBatch") }
+        let batchRatios = batched.map { "\($0.name): \(String(format: "%.3f", draft.ratio($0)))" }.joined(separator: ", ")
+        let batchMet = batched.allSatisfy { draft.ratio($0) >= 0.5 }
+        let batchAny = batched.contains { draft.ratio($0) >= 0.5 }
+        let scaling = single.rate > 0 ? concurrent.rate / single.rate : 0
+        let notes = [
+            "\(concurrentWriters) writers / 1 writer: \(String(format: "%.2f", scaling))x",
+            "target appendBatch >= 0.5 of the COPY ceiling: \(batchMet ? "met" : batchAny ? "met only in part" : "NOT met") (\(batchRatios))",
+            "target \(concurrentWriters) single-event writers >= 4x one writer: \(scaling >= 4 ? "met" : "NOT met") (\(String(format: "%.2f", scaling))x)",
+            "PostgreSQL \(version.1); \(BenchTable.grouped(bench.events)) events over \(BenchTable.grouped(bench.vehicleStreams)) vehicle streams for the ceiling and batched cases; single-append cases ran \(bench.seconds) s each; event store: 2 committers, groups of up to 5,000 events",
+        ]
+        return BenchTable(rows: rows, notes: notes)
     }
 }

@@ -14,13 +14,13 @@ struct Database {
         if let url = settings.databaseURL { return Database(url: url, startedEmbedded: nil, binDirectory: nil) }
         let bin = try EmbeddedPostgres.binDirectory(override: settings.postgresBin)
         let cluster = EmbeddedPostgres(directory: settings.dataDirectory, port: settings.embeddedPort)
-        let started = try cluster.start(binDirectory: bin, logger: logger)
+        let started = try cluster.start(binDirectory: bin) { logger.info($0) }
         return Database(url: cluster.url, startedEmbedded: started ? cluster : nil, binDirectory: bin)
     }
 
     func close(logger: Logger) {
         guard let cluster = startedEmbedded, let binDirectory else { return }
-        do { try cluster.stop(binDirectory: binDirectory, logger: logger) } catch { logger.error("could not stop embedded PostgreSQL: \(error)") }
+        do { try cluster.stop(binDirectory: binDirectory) { logger.info($0) } } catch { logger.error("could not stop embedded PostgreSQL: \(error)") }
     }
 
     /// Applies pending migrations and logs what was applied.

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// `waymark migrate`: applies pending migrations to `DATABASE_URL` or the embedded cluster.
 enum MigrateCommand {
@@ -23,12 +24,12 @@ enum DatabaseCommand {
         switch action {
         case "start":
             let bin = try EmbeddedPostgres.binDirectory(override: settings.postgresBin)
-            let started = try cluster.start(binDirectory: bin, logger: logger)
+            let started = try cluster.start(binDirectory: bin) { logger.info($0) }
             if !started { logger.info("embedded PostgreSQL already running", [LogKey.dataDirectory: cluster.directory.path]) }
             printOut(cluster.url)
         case "stop":
             let bin = try EmbeddedPostgres.binDirectory(override: settings.postgresBin)
-            try cluster.stop(binDirectory: bin, logger: logger)
+            try cluster.stop(binDirectory: bin) { logger.info($0) }
         case "status":
             let bin = try EmbeddedPostgres.binDirectory(override: settings.postgresBin)
             let running = try cluster.isRunning(binDirectory: bin)

@@ -1,39 +1,41 @@
 import Foundation
 
+
 /// A private PostgreSQL cluster under a directory of ours (default `./.waymark/pg`).
 ///
 /// Made with the machine's `initdb` and run with its `pg_ctl`; it listens on a Unix socket in that
 /// directory only (no TCP port). PostgreSQL refuses to run as root, so when we are root the cluster
 /// belongs to, and runs as, the unprivileged `postgres` user that Debian's package creates.
-struct EmbeddedPostgres {
-    struct Failure: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+package struct EmbeddedPostgres: Sendable {
+    /// A cluster operation failed; the message says what to do.
+    package struct Failure: Error, CustomStringConvertible {
+        package let message: String
+        package var description: String { message }
     }
 
-    let directory: URL
-    let port: Int
+    package let directory: URL
+    package let port: Int
 
-    init(directory: String, port: Int = 5432) {
+    package init(directory: String, port: Int = 5432) {
         let absolute = directory.hasPrefix("/") ? directory : FileManager.default.currentDirectoryPath + "/" + directory
         self.directory = URL(fileURLWithPath: absolute).standardizedFileURL
         self.port = port
     }
 
-    var dataDirectory: String { directory.appendingPathComponent("data").path }
-    var logFile: String { directory.appendingPathComponent("postgres.log").path }
-    var isInitialized: Bool { FileManager.default.fileExists(atPath: dataDirectory + "/PG_VERSION") }
+    package var dataDirectory: String { directory.appendingPathComponent("data").path }
+    package var logFile: String { directory.appendingPathComponent("postgres.log").path }
+    package var isInitialized: Bool { FileManager.default.fileExists(atPath: dataDirectory + "/PG_VERSION") }
 
     /// The libpq URL of the cluster's `postgres` database.
-    var url: String { "postgresql:///postgres?host=\(directory.path)&port=\(port)&user=postgres" }
+    package var url: String { "postgresql:///postgres?host=\(directory.path)&port=\(port)&user=postgres" }
 
     private static var isRoot: Bool { geteuid() == 0 }
 
     /// Finds `initdb` and `pg_ctl`: `WAYMARK_PG_BIN`, then `pg_config --bindir`, then Debian's layout, then PATH.
-    static func binDirectory(override: String?) throws -> String {
+    package static func binDirectory(override: String?) throws -> String {
         var candidates: [String] = []
         if let override, !override.isEmpty { candidates.append(override) }
-        if let bindir = try? run("/bin/sh", ["-c", "pg_config --bindir 2>/dev/null"]).output.trimmingCharacters(in: .whitespacesAndNewlines), !bindir.isEmpty {
+        if let bindir = try? Subprocess.run("/bin/sh", ["-c", "pg_config --bindir 2>/dev/null"]).output, !bindir.isEmpty {
             candidates.append(bindir)
         }
         let debian = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
@@ -48,9 +50,9 @@ struct EmbeddedPostgres {
 
     /// Creates the cluster if needed and starts it; returns true when this call started it.
     @discardableResult
-    func start(binDirectory: String, logger: Logger) throws -> Bool {
+    package func start(binDirectory: String, log: (String) -> Void = { _ in }) throws -> Bool {
         if try isRunning(binDirectory: binDirectory) { return false }
-        if !isInitialized { try initialize(binDirectory: binDirectory, logger: logger) }
+        if !isInitialized { try initialize(binDirectory: binDirectory, log: log) }
         // A stale pid file from a killed cluster is handled by pg_ctl itself.
         let result = try runAsOwner(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-l", logFile, "-w", "-t", "60", "-s", "start"])
         if result.status != 0 {
@@ -58,36 +60,36 @@ struct EmbeddedPostgres {
             let tail = (try? String(contentsOfFile: logFile, encoding: .utf8))?.split(separator: "\n").suffix(5).joined(separator: "\n") ?? ""
             throw Failure(message: "pg_ctl start failed (exit \(result.status)): \(result.output)\n\(tail)")
         }
-        logger.info("embedded PostgreSQL started", [LogKey.dataDirectory: directory.path])
+        log("embedded PostgreSQL started in \(directory.path)")
         return true
     }
 
-    func stop(binDirectory: String, logger: Logger) throws {
+    package func stop(binDirectory: String, log: (String) -> Void = { _ in }) throws {
         guard try isRunning(binDirectory: binDirectory) else { return }
         let result = try runAsOwner(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "-s", "stop"])
         guard result.status == 0 else { throw Failure(message: "pg_ctl stop failed (exit \(result.status)): \(result.output)") }
-        logger.info("embedded PostgreSQL stopped", [LogKey.dataDirectory: directory.path])
+        log("embedded PostgreSQL stopped in \(directory.path)")
     }
 
-    func isRunning(binDirectory: String) throws -> Bool {
+    package func isRunning(binDirectory: String) throws -> Bool {
         guard isInitialized else { return false }
         return try runAsOwner(binDirectory + "/pg_ctl", ["-D", dataDirectory, "status"]).status == 0
     }
 
-    private func initialize(binDirectory: String, logger: Logger) throws {
+    private func initialize(binDirectory: String, log: (String) -> Void) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if Self.isRoot {
             guard getpwnam("postgres") != nil else {
                 throw Failure(message: "running as root, but there is no `postgres` user to own the cluster; run `make deps` or run waymark as another user")
             }
-            _ = try Self.run("/bin/chown", ["-R", "postgres:postgres", directory.path])
-            _ = try Self.run("/bin/chmod", ["0700", directory.path])
-            let reach = try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", "test", "-w", directory.path])
+            _ = try Subprocess.run("/bin/chown", ["-R", "postgres:postgres", directory.path])
+            _ = try Subprocess.run("/bin/chmod", ["0700", directory.path])
+            let reach = try Subprocess.run("/usr/sbin/runuser", ["-u", "postgres", "--", "test", "-w", directory.path])
             guard reach.status == 0 else {
                 throw Failure(message: "the postgres user cannot reach \(directory.path) (a parent directory is closed to it); set WAYMARK_DATA_DIR to a directory it can reach, e.g. /var/tmp/waymark")
             }
         }
-        logger.info("creating embedded PostgreSQL cluster", [LogKey.dataDirectory: directory.path])
+        log("creating embedded PostgreSQL cluster in \(directory.path)")
         let result = try runAsOwner(binDirectory + "/initdb", ["-D", dataDirectory, "-U", "postgres", "-A", "trust", "-E", "UTF8",
                                                                "--locale=C.UTF-8", "--no-instructions"])
         guard result.status == 0 else { throw Failure(message: "initdb failed (exit \(result.status)): \(result.output)") }
@@ -111,38 +113,8 @@ struct EmbeddedPostgres {
         try handle.close()
     }
 
-    private func runAsOwner(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        if Self.isRoot { return try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments) }
-        return try Self.run(executable, arguments)
-    }
-
-    /// Runs a program to completion and returns its exit status and output.
-    ///
-    /// Uses `posix_spawn` and `waitpid` instead of Foundation's `Process`: `pg_ctl start` leaves the
-    /// postmaster running, and it inherits the descriptors `Process` uses to notice the child's exit,
-    /// so `waitUntilExit` never returns. Output goes to a temporary file for the same reason.
-    @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let outputPath = NSTemporaryDirectory() + "waymark-run-\(UUID().uuidString).log"
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // `env -C /` runs the program from `/`, which the postgres user can always enter.
-        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env", "-C", "/", executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw Failure(message: "could not run \(executable): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        return (exitStatus, text.trimmingCharacters(in: .whitespacesAndNewlines))
+    private func runAsOwner(_ executable: String, _ arguments: [String]) throws -> Subprocess.Outcome {
+        if Self.isRoot { return try Subprocess.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments) }
+        return try Subprocess.run(executable, arguments)
     }
 }

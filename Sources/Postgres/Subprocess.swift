@@ -1,0 +1,51 @@
+import Foundation
+
+/// Runs programs to completion with `posix_spawn` and `waitpid`.
+///
+/// Not Foundation's `Process`: `pg_ctl start` leaves the postmaster running, and it inherits the
+/// descriptors `Process` watches to notice the child's exit, so `waitUntilExit` never returns.
+/// Output goes to temporary files, not pipes, for the same reason.
+package enum Subprocess {
+    /// The exit status (128 + signal when killed) and what the program wrote.
+    package struct Outcome: Sendable {
+        package let status: Int32
+        package let stdout: String
+        package let stderr: String
+        /// stdout and stderr together, trimmed.
+        package var output: String { (stdout + stderr).trimmingCharacters(in: .whitespacesAndNewlines) }
+    }
+
+    /// Runs `executable` from `/` (a directory every user may enter) with `environment` added to ours.
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+        let base = NSTemporaryDirectory() + "waymark-run-\(UUID().uuidString)"
+        let outPath = base + ".out", errPath = base + ".err"
+        defer {
+            try? FileManager.default.removeItem(atPath: outPath)
+            try? FileManager.default.removeItem(atPath: errPath)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // `env -C /` starts the program in `/`; the other variables are passed as KEY=VALUE words.
+        var words = ["/usr/bin/env", "-C", "/"]
+        for (key, value) in environment.sorted(by: { $0.key < $1.key }) { words.append("\(key)=\(value)") }
+        words.append(executable)
+        words.append(contentsOf: arguments)
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw EmbeddedPostgres.Failure(message: "could not run \(executable): \(String(cString: strerror(spawned)))")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return Outcome(status: exitStatus,
+                       stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+                       stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+}

@@ -1,0 +1,180 @@
+import EventStore
+import Foundation
+import JSON
+import Postgres
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct AppendTests {
+    @Test func appendToANewStreamStartsAtVersionOneAndReadsBackInOrder() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            let result = try await store.append([event("A"), event("B"), event("C")], to: "trip:acme/t-1", expectedVersion: .noStream)
+            #expect(result.firstVersion == 1 && result.lastVersion == 3)
+            #expect(result.positions.count == 3 && result.positions == result.positions.sorted())
+            let events = try await store.readStream("trip:acme/t-1")
+            #expect(events.map(\.type) == ["A", "B", "C"])
+            #expect(events.map(\.streamVersion) == [1, 2, 3])
+            #expect(events.map(\.globalPosition) == result.positions)
+            #expect(try await store.streamVersion("trip:acme/t-1") == 3)
+            let backwards = try await store.readStreamBackwards("trip:acme/t-1", limit: 2)
+            #expect(backwards.map(\.streamVersion) == [3, 2])
+            await store.shutdown()
+        }
+    }
+
+    @Test func appendWithStaleExpectedVersionThrowsConflictNamingBothVersions() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            _ = try await store.append([event(), event()], to: "trip:acme/t-1", expectedVersion: .noStream)
+            do {
+                _ = try await store.append([event()], to: "trip:acme/t-1", expectedVersion: .exact(1))
+                Issue.record("a stale expected version must conflict")
+            } catch let error as EventStoreError {
+                #expect(error.code == .wrongExpectedVersion)
+                #expect(error.message == "expected version 1 does not match stream version 2 (stream trip:acme/t-1)")
+            }
+            #expect(try await store.readStream("trip:acme/t-1").count == 2)
+            _ = try await store.append([event()], to: "trip:acme/t-1", expectedVersion: .exact(2))
+            #expect(try await store.streamVersion("trip:acme/t-1") == 3)
+            await store.shutdown()
+        }
+    }
+
+    @Test func noStreamOnAnExistingStreamThrowsConflictAndExactOnAMissingOneToo() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            _ = try await store.append([event()], to: "trip:acme/t-1", expectedVersion: .noStream)
+            await #expect(throws: EventStoreError.self) {
+                _ = try await store.append([event()], to: "trip:acme/t-1", expectedVersion: .noStream)
+            }
+            do {
+                _ = try await store.append([event()], to: "trip:acme/missing", expectedVersion: .exact(3))
+                Issue.record("exact version on a missing stream must conflict")
+            } catch let error as EventStoreError {
+                #expect(error.code == .wrongExpectedVersion)
+                #expect(error.message.contains("the stream does not exist"))
+            }
+            #expect(try await store.streamVersion("trip:acme/missing") == 0)
+            await store.shutdown()
+        }
+    }
+
+    @Test(arguments: [ExpectedVersion.noStream, .any])
+    func retryWithTheSameEventIdsReturnsTheOriginalPositionsAndWritesNothing(expected: ExpectedVersion) async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            let events = [event("A", ["x": 1]), event("B", ["x": 2])]
+            let first = try await store.append(events, to: "trip:acme/t-1", expectedVersion: expected)
+            // The retry carries new metadata (a new request id): still the same events.
+            let retried = events.map { EventData(id: $0.id, type: $0.type, data: $0.data, metadata: ["request": "retry"]) }
+            let second = try await store.append(retried, to: "trip:acme/t-1", expectedVersion: expected)
+            #expect(second.deduplicated)
+            #expect(second.positions == first.positions)
+            #expect(second.firstVersion == 1 && second.lastVersion == 2)
+            #expect(try await store.readStream("trip:acme/t-1").count == 2)
+            await store.shutdown()
+        }
+    }
+
+    @Test func sameEventIdWithADifferentPayloadIsRejected() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            let id = UUID()
+            _ = try await store.append([event("A", ["x": 1], id: id)], to: "trip:acme/t-1", expectedVersion: .any)
+            do {
+                _ = try await store.append([event("A", ["x": 2], id: id)], to: "trip:acme/t-1", expectedVersion: .any)
+                Issue.record("a reused id with another payload must be rejected")
+            } catch let error as EventStoreError {
+                #expect(error.code == .duplicateEventId)
+                #expect(error.message.contains(id.uuidString.lowercased()))
+            }
+            // The same id in another stream is also a different event.
+            await #expect(throws: EventStoreError.self) {
+                _ = try await store.append([event("A", ["x": 1], id: id)], to: "trip:acme/t-2", expectedVersion: .any)
+            }
+            #expect(try await store.readStream("trip:acme/t-1").count == 1)
+            #expect(try await store.streamVersion("trip:acme/t-2") == 0)
+            await store.shutdown()
+        }
+    }
+
+    @Test func aConflictInOneAppendOfABatchDoesNotFailTheOthers() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            _ = try await store.append([event()], to: "trip:acme/existing", expectedVersion: .noStream)
+            let results = await store.appendBatch([
+                StreamAppend(streamId: "vehicle:acme/v-1", expectedVersion: .any, events: [event("Loc"), event("Loc")]),
+                StreamAppend(streamId: "trip:acme/existing", expectedVersion: .noStream, events: [event()]),
+                StreamAppend(streamId: "trip:acme/new", expectedVersion: .noStream, events: [event()]),
+                StreamAppend(streamId: "", expectedVersion: .any, events: [event()]),
+            ])
+            #expect(results.count == 4)
+            #expect((try? results[0].get())?.lastVersion == 2)
+            if case .failure(let error) = results[1] { #expect(error.code == .wrongExpectedVersion) } else { Issue.record("expected a conflict") }
+            #expect((try? results[2].get())?.lastVersion == 1)
+            if case .failure(let error) = results[3] { #expect(error.code == .invalidEvent) } else { Issue.record("expected invalid") }
+            #expect(try await store.readStream("vehicle:acme/v-1").count == 2)
+            #expect(try await store.readStream("trip:acme/existing").count == 1)
+            await store.shutdown()
+        }
+    }
+
+    @Test func concurrentAppendsWithExactVersionsToOneStreamNeverBothSucceed() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url, committers: 3)
+            _ = try await store.append([event()], to: "trip:acme/t-1", expectedVersion: .noStream)
+            let outcomes = await withTaskGroup(of: Bool.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { (try? await store.append([event()], to: "trip:acme/t-1", expectedVersion: .exact(1))) != nil }
+                }
+                return await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 1)
+            #expect(try await store.streamVersion("trip:acme/t-1") == 2)
+            await store.shutdown()
+        }
+    }
+
+    @Test func concurrentSingleAppendsAreAllStoredWithDenseStreamVersions() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url, committers: 2)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<16 {
+                    group.addTask {
+                        for _ in 0..<25 { _ = try await store.append([event()], to: "vehicle:acme/v-\(writer % 4)", expectedVersion: .any) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for vehicle in 0..<4 {
+                let versions = try await store.readStream("vehicle:acme/v-\(vehicle)").map(\.streamVersion)
+                #expect(versions == Array(1...100))
+            }
+            await store.shutdown()
+        }
+    }
+
+    @Test func malformedAppendsAreRejectedWithoutTouchingTheDatabase() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            let id = UUID()
+            let bad: [(String, [EventData])] = [
+                ("", [event()]),
+                (String(repeating: "x", count: 600), [event()]),
+                ("trip:acme/t-1", [event("")]),
+                ("trip:acme/t-1", [event("A", id: id), event("B", id: id)]),
+            ]
+            for (stream, events) in bad {
+                do {
+                    _ = try await store.append(events, to: stream, expectedVersion: .any)
+                    Issue.record("must reject stream \(stream.prefix(20))")
+                } catch let error as EventStoreError {
+                    #expect(error.code == .invalidEvent)
+                }
+            }
+            #expect(try await store.readAll(after: .start).isEmpty)
+            await store.shutdown()
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import EventStore
+import Foundation
+import JSON
+import Postgres
+import Testing
+import TestSupport
+
+@Suite(.serialized, .timeLimit(.minutes(4))) struct FeedTests {
+    /// One raw insert into `events`, as the store would write it (hash content is irrelevant to the feed).
+    static let insertSQL = """
+        INSERT INTO events (category, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at, hash)
+        SELECT 'trip', u.stream_id, u.version, u.event_id, 'Raw', '{}', '{}', now(), decode(repeat('00', 32), 'hex')
+        FROM unnest($1::text[], $2::bigint[], $3::uuid[]) AS u(stream_id, version, event_id)
+        """
+
+    @Test func anOpenTransactionHoldsBackLaterCommitsUntilItEnds() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            let early = UUID(), late = UUID()
+            try await Blocking.run {
+                let first = try Connection(conninfo: url), second = try Connection(conninfo: url)
+                try first.execute("BEGIN")
+                try first.query(Self.insertSQL, ["{trip:f/a}", "{1}", "{\(early.uuidString)}"])
+                // A second transaction starts later, writes and commits while the first is still open.
+                try second.query(Self.insertSQL, ["{trip:f/b}", "{1}", "{\(late.uuidString)}"])
+                let visible = try first.query("SELECT 1")  // keep the first open
+                _ = visible
+                let whileOpen = try Connection(conninfo: url).query("""
+                    SELECT count(*) FROM events WHERE txid < pg_snapshot_xmin(pg_current_snapshot())
+                    """).first!.int64(0)
+                #expect(whileOpen == 0)
+                try first.execute("COMMIT")
+            }
+            // Other tests' transactions share the cluster-wide horizon: wait until both are visible.
+            var events: [RecordedEvent] = []
+            for _ in 0..<500 where events.count < 2 {
+                events = try await store.readAll(after: .start)
+                if events.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(events.map(\.id) == [early, late], "feed order is (txid, position): the earlier transaction first")
+            await store.shutdown()
+        }
+    }
+
+    @Test func feedWhileATransactionIsOpenReturnsNothingAboveItsHorizon() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            let opened = Bag<Int>()
+            let blocker = Task.detached {
+                try await Blocking.run {
+                    let connection = try Connection(conninfo: url)
+                    try connection.execute("BEGIN")
+                    try connection.query(Self.insertSQL, ["{trip:f/open}", "{1}", "{\(UUID().uuidString)}"])
+                    opened.add(1)
+                    Thread.sleep(forTimeInterval: 1.0)
+                    try connection.execute("ROLLBACK")
+                }
+            }
+            try await waitUntil("blocker opened") { opened.count == 1 }
+            _ = try await store.append([event()], to: "trip:f/committed", expectedVersion: .any)
+            #expect(try await store.readAll(after: .start).isEmpty, "a commit newer than an open transaction must wait")
+            try await blocker.value
+            var after: [RecordedEvent] = []
+            for _ in 0..<500 where after.isEmpty {
+                after = try await store.readAll(after: .start)
+                if after.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(after.map(\.streamId) == ["trip:f/committed"], "the rolled-back event never appears")
+            await store.shutdown()
+        }
+    }
+
+    @Test func lateCommittingWritersAreNeverSkippedByTheTailingReader() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url, listen: true)
+            let committed = Bag<UUID>(), rolledBack = Bag<UUID>()
+            let received = Bag<RecordedEvent>()
+            let readerErrors = Bag<String>()
+            let reader = Task {
+                do {
+                    for try await event in store.subscribe(after: .start, batchSize: 700) { received.add(event) }
+                } catch {
+                    readerErrors.add("\(error)")
+                }
+            }
+            let rawWriters = 6, storeWriters = 2, perWriter = 2500
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<rawWriters {
+                    group.addTask {
+                        try await Blocking.run {
+                            try Self.rawWriter(url: url, writer: writer, events: perWriter, committed: committed, rolledBack: rolledBack)
+                        }
+                    }
+                }
+                for writer in 0..<storeWriters {
+                    group.addTask {
+                        var random = SplitMix64(seed: UInt64(100 + writer))
+                        var written = 0
+                        while written < perWriter {
+                            let count = min(perWriter - written, Int.random(in: 1...20, using: &random))
+                            let events = (0..<count).map { _ in event("Stored") }
+                            _ = try await store.append(events, to: "vehicle:feed/s\(writer)-\(written % 7)", expectedVersion: .any)
+                            committed.add(contentsOf: events.map(\.id))
+                            written += count
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let expected = committed.count
+            #expect(expected == (rawWriters + storeWriters) * perWriter)
+            try await waitUntil(seconds: 60, "reader caught up") { received.count >= expected || readerErrors.count > 0 }
+            #expect(readerErrors.all.isEmpty)
+            try await Task.sleep(for: .milliseconds(300))  // anything extra would arrive now
+            reader.cancel()
+
+            let events = received.all
+            let ids = events.map(\.id)
+            #expect(ids.count == expected, "every committed event exactly once: got \(ids.count) for \(expected)")
+            #expect(Set(ids) == Set(committed.all))
+            #expect(Set(ids).isDisjoint(with: Set(rolledBack.all)), "no event of a rolled-back transaction")
+            #expect(rolledBack.count > 0, "the workload must include rollbacks to prove anything")
+            var lastVersion: [String: Int64] = [:]
+            var lastFeed = FeedPosition.start
+            for event in events {
+                #expect(event.streamVersion > lastVersion[event.streamId, default: 0], "per-stream order in \(event.streamId)")
+                lastVersion[event.streamId] = event.streamVersion
+                #expect(event.feedPosition > lastFeed)
+                lastFeed = event.feedPosition
+            }
+            await store.shutdown()
+        }
+    }
+
+    /// Appends `events` events in transactions of random size and duration; ~15% roll back.
+    static func rawWriter(url: String, writer: Int, events: Int, committed: Bag<UUID>, rolledBack: Bag<UUID>) throws {
+        var random = SplitMix64(seed: UInt64(writer + 1))
+        let connection = try Connection(conninfo: url)
+        var versions: [String: Int64] = [:]
+        var done = 0
+        while done < events {
+            let size = min(events - done, Int.random(in: 1...40, using: &random))
+            var pending = versions
+            var ids: [UUID] = []
+            try connection.execute("BEGIN")
+            var remaining = size
+            while remaining > 0 {
+                let chunk = min(remaining, Int.random(in: 1...15, using: &random))
+                var streams: [String?] = [], numbers: [Int64] = [], chunkIds: [String?] = []
+                for _ in 0..<chunk {
+                    let stream = "trip:feed/w\(writer)-\(Int.random(in: 0..<5, using: &random))"
+                    let version = pending[stream, default: 0] + 1
+                    pending[stream] = version
+                    let id = UUID()
+                    ids.append(id)
+                    streams.append(stream)
+                    numbers.append(version)
+                    chunkIds.append(id.uuidString)
+                }
+                try connection.query(insertSQL, [PostgresText.arrayLiteral(streams), PostgresText.arrayLiteral(numbers), PostgresText.arrayLiteral(chunkIds)])
+                remaining -= chunk
+                Thread.sleep(forTimeInterval: Double(Int.random(in: 0...3000, using: &random)) / 1_000_000)
+            }
+            if Int.random(in: 0..<100, using: &random) < 15 {
+                try connection.execute("ROLLBACK")
+                rolledBack.add(contentsOf: ids)
+            } else {
+                try connection.execute("COMMIT")
+                versions = pending
+                committed.add(contentsOf: ids)
+                done += size
+            }
+        }
+    }
+
+    @Test func aSubscriberWakesForAppendsMadeByAnotherStoreInstance() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let writer = makeStore(url, listen: false)
+            let reader = makeStore(url, listen: true)
+            let received = Bag<UUID>()
+            let task = Task { for try await event in reader.subscribe(after: .start, pollInterval: .seconds(30)) { received.add(event.id) } }
+            try await Task.sleep(for: .milliseconds(300))
+            let sent = event()
+            _ = try await writer.append([sent], to: "trip:acme/t-1", expectedVersion: .any)
+            // The poll interval is 30 s: arriving within 5 s proves the NOTIFY woke the reader.
+            try await waitUntil(seconds: 5, "notified subscriber") { received.all.contains(sent.id) }
+            task.cancel()
+            await writer.shutdown()
+            await reader.shutdown()
+        }
+    }
+}

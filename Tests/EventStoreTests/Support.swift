@@ -1,0 +1,57 @@
+import EventStore
+import Foundation
+import JSON
+import Synchronization
+
+/// A seeded generator, so randomized tests replay the same way.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func event(_ type: String = "ThingHappened", _ data: JSONValue = ["n": 1], id: UUID = UUID()) -> EventData {
+    EventData(id: id, type: type, data: data, metadata: ["source": "test"])
+}
+
+func makeStore(_ url: String, listen: Bool = false, committers: Int = 2) -> EventStore {
+    EventStore(.init(conninfo: url, readPoolSize: 2, committers: committers, listen: listen))
+}
+
+/// A thread-safe bag of values for tests with concurrent writers.
+final class Bag<T: Sendable>: Sendable {
+    private let items = Mutex<[T]>([])
+    func add(_ item: T) { items.withLock { $0.append(item) } }
+    func add(contentsOf more: [T]) { items.withLock { $0.append(contentsOf: more) } }
+    var all: [T] { items.withLock { $0 } }
+    var count: Int { items.withLock { $0.count } }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+func waitUntil(seconds: Double = 20, _ what: String = "condition", _ condition: @Sendable () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { throw StoreTestError("\(what) not met within \(seconds) s") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+struct StoreTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `store.append` as a `Result` (avoids a compiler crash on typed-throws `catch` patterns in Swift 6.3.1).
+func appendResult(_ store: EventStore, _ events: [EventData], to stream: String, expectedVersion: ExpectedVersion) async -> Result<AppendResult, EventStoreError> {
+    do {
+        return .success(try await store.append(events, to: stream, expectedVersion: expectedVersion))
+    } catch {
+        return .failure(error)
+    }
+}

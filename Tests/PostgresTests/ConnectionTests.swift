@@ -1,0 +1,171 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct ConnectionTests {
+    @Test func parametersSurviveQuotesBackslashesAndUnicodeUnchanged() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                let tricky = "it's a \"quote\" \\ back\\slash; DROP TABLE x; -- ü 🚗 \t tab"
+                let row = try connection.query("SELECT $1::text, $2::text IS NULL", [tricky, nil]).first!
+                #expect(try row.string(0) == tricky)
+                #expect(try row.bool(1))
+            }
+        }
+    }
+
+    @Test func arrayLiteralRoundTripsArbitraryStrings() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                let values: [String?] = ["plain", "with,comma", "with \"quotes\"", "back\\slash", "{braces}", "", nil, "NULL"]
+                let rows = try connection.query("SELECT x FROM unnest($1::text[]) WITH ORDINALITY AS u(x, n) ORDER BY n",
+                                                [PostgresText.arrayLiteral(values)]).rows
+                #expect(rows.map { $0[0] } == values)
+            }
+        }
+    }
+
+    @Test func byteaHexRoundTrips() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                let bytes: [UInt8] = [0, 1, 127, 128, 255, 16, 32]
+                let row = try connection.query("SELECT $1::bytea", [PostgresText.hexBytea(bytes)]).first!
+                #expect(try row.bytes(0) == bytes)
+            }
+        }
+    }
+
+    @Test func serverErrorCarriesSQLStateAndIsNotRetriable() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.execute("CREATE TABLE t (id int PRIMARY KEY)")
+                try connection.query("INSERT INTO t VALUES ($1)", ["1"])
+                do {
+                    try connection.query("INSERT INTO t VALUES ($1)", ["1"])
+                    Issue.record("a duplicate key must fail")
+                } catch let error as PostgresError {
+                    #expect(error.code == .serverError)
+                    #expect(error.isUniqueViolation)
+                    #expect(!error.isRetriable)
+                }
+            }
+        }
+    }
+
+    @Test func failedPipelineStatementRollsBackTheWholePipeline() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.execute("CREATE TABLE t (id int PRIMARY KEY)")
+                do {
+                    _ = try connection.pipeline([
+                        Statement("INSERT INTO t VALUES ($1)", ["1"]),
+                        Statement("INSERT INTO t VALUES ($1)", ["1"]),
+                        Statement("INSERT INTO t VALUES ($1)", ["2"]),
+                    ])
+                    Issue.record("the pipeline must fail")
+                } catch let error as PostgresError {
+                    #expect(error.isUniqueViolation)
+                }
+                #expect(try connection.query("SELECT count(*) FROM t").first!.int64(0) == 0)
+                // The connection is usable afterwards.
+                let results = try connection.pipeline([Statement("INSERT INTO t VALUES ($1)", ["3"]), Statement("SELECT count(*) FROM t")])
+                #expect(try results[1].first!.int64(0) == 1)
+            }
+        }
+    }
+
+    @Test func copyInThenCopyOutReturnsTheSameRows() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.execute("CREATE TABLE t (id int, body text)")
+                var data: [UInt8] = []
+                let bodies = ["tab\there", "new\nline", "back\\slash", "{\"json\": \"value\"}"]
+                for (index, body) in bodies.enumerated() {
+                    data.append(contentsOf: "\(index)\t".utf8)
+                    PostgresText.appendCopyField(body.utf8, into: &data)
+                    data.append(UInt8(ascii: "\n"))
+                }
+                #expect(try connection.copyIn("COPY t (id, body) FROM STDIN", data: data) == bodies.count)
+                let stored = try connection.query("SELECT body FROM t ORDER BY id").rows.map { $0[0] }
+                #expect(stored == bodies)
+                var out: [UInt8] = []
+                let rows = try connection.copyOut("COPY t (id, body) TO STDOUT") { out.append(contentsOf: $0) }
+                #expect(rows == bodies.count)
+                #expect(out == data)
+            }
+        }
+    }
+
+    @Test func notificationListenerDeliversNotifies() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let received = Received()
+            let listener = NotificationListener(conninfo: url, channels: ["wm_test"]) { received.add($0) }
+            defer { listener.stop() }
+            try await waitUntil { received.contains(.connected) }
+            try await Blocking.run { _ = try Connection(conninfo: url).query("SELECT pg_notify('wm_test', $1)", ["hello"]) }
+            try await waitUntil { received.contains(.notification(PostgresNotification(channel: "wm_test", payload: "hello"))) }
+        }
+    }
+
+    @Test func poolRecoversAfterItsConnectionIsKilled() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let pool = ConnectionPool(.init(conninfo: url, size: 1))
+            let pid = try await pool.withConnection { $0.backendPID }
+            try await Blocking.run { _ = try Connection(conninfo: url).query("SELECT pg_terminate_backend($1)", [String(pid)]) }
+            do {
+                _ = try await pool.query("SELECT 1")
+                Issue.record("the in-flight statement on a killed connection must fail")
+            } catch let error as PostgresError {
+                #expect(error.isRetriable, "got \(error)")
+            }
+            let value = try await pool.query("SELECT 41 + 1").first!.int64(0)
+            #expect(value == 42)
+            let newPID = try await pool.withConnection { $0.backendPID }
+            #expect(newPID != pid)
+            await pool.shutdown()
+        }
+    }
+
+    @Test func shutDownPoolRejectsWorkAsUnavailable() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let pool = ConnectionPool(.init(conninfo: url, size: 1))
+            await pool.shutdown()
+            await #expect(throws: PostgresError.self) { _ = try await pool.query("SELECT 1") }
+        }
+    }
+
+    @Test func connectingToAMissingServerFailsRetriably() async throws {
+        do {
+            _ = try Connection(conninfo: "postgresql:///postgres?host=/nonexistent-waymark&port=1")
+            Issue.record("connecting must fail")
+        } catch {
+            #expect(error.code == .connectionFailed)
+            #expect(error.isRetriable)
+        }
+    }
+}
+
+/// Collects listener signals from another thread.
+final class Received: Sendable {
+    private let signals = Mutex<[ListenerSignal]>([])
+    func add(_ signal: ListenerSignal) { signals.withLock { $0.append(signal) } }
+    func contains(_ signal: ListenerSignal) -> Bool { signals.withLock { $0.contains(signal) } }
+}
+
+/// Polls `condition` every 10 ms for up to `seconds`.
+func waitUntil(seconds: Double = 10, _ condition: @Sendable () -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() > deadline { throw TestSetupError("condition not met within \(seconds) s") }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+import Synchronization
