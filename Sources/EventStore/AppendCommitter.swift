@@ -6,14 +6,23 @@ import Synchronization
 /// Group commit: appends that arrive together share one transaction.
 ///
 /// Callers queue units (one `append` or one `appendBatch`); a committer thread takes every unit
-/// waiting, up to `maxGroupEvents`, and commits them in one transaction of two round trips:
+/// waiting, up to `maxGroupEvents`, and commits them in one transaction.
 ///
+/// Fast path, one round trip: when every touched stream's head (version, last hash) is in the
+/// shared `HeadCache` and every append passes its version check against it, the group is written
+/// as one pipeline: guarded head updates (`version = cached version`, asserted to all match),
+/// events and event ids in one statement, `pg_notify`, `COMMIT`. The cache is only ever behind the
+/// database (it is updated after commit), so a stale entry makes the assertion abort the
+/// transaction, and the group is retried on the locking path.
+///
+/// Locking path, two round trips, for new or uncached streams, version conflicts, stale cache
+/// entries and duplicate event ids:
 /// 1. `BEGIN`; lock the heads of the touched streams (`FOR UPDATE`, in stream-id order so two
 ///    committers never deadlock); look up the event ids already stored.
 /// 2. Insert events and their ids in one statement, insert/update stream heads, `pg_notify`, `COMMIT`.
 ///
-/// Between the two, the expected-version checks and idempotency decisions are made in Swift, append
-/// by append, so a failed check fails only its own append and never the rest of its group. Hashes,
+/// Either way the expected-version checks and idempotency decisions are made in Swift, append by
+/// append, so a failed check fails only its own append and never the rest of its group. Hashes,
 /// canonical JSON and SQL text are prepared before the transaction starts, keeping lock hold short.
 /// A unique violation (another node created the same stream or stored the same event id in the
 /// meantime), a serialization failure or a deadlock retries the whole group; a lost connection
@@ -31,15 +40,18 @@ final class AppendCommitter: Sendable {
     private let queue: UnitQueue
     private let settings: Settings
     private let clock: MonotonicMicros
+    private let heads: HeadCache
     private let exited: DispatchSemaphore
+    let statistics = AppendStatistics()
 
     init(settings: Settings, onCommit: @escaping @Sendable () -> Void) {
         self.settings = settings
         self.queue = UnitQueue()
         self.clock = MonotonicMicros(settings.clock)
+        self.heads = HeadCache()
         self.exited = DispatchSemaphore(value: 0)
         for index in 0..<max(1, settings.committers) {
-            let worker = CommitterWorker(settings: settings, queue: queue, clock: clock, onCommit: onCommit)
+            let worker = CommitterWorker(settings: settings, queue: queue, clock: clock, heads: heads, statistics: statistics, onCommit: onCommit)
             let exited = self.exited
             let thread = Thread {
                 worker.run()
@@ -148,4 +160,75 @@ final class UnitQueue: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
+}
+
+/// The last known head (version, hash) of recently written streams, shared by the committers.
+///
+/// Entries are written only after a commit, so they can be behind the database (another node
+/// appended) but never ahead of it; the fast path's guarded update detects the first case.
+final class HeadCache: Sendable {
+    struct Head: Sendable {
+        let version: Int64
+        let hash: [UInt8]
+    }
+
+    private let heads = Mutex<[String: Head]>([:])
+    private let capacity: Int
+
+    init(capacity: Int = 200_000) { self.capacity = capacity }
+
+    /// Heads for all of `streams`, or nil when any is missing.
+    func lookup(_ streams: some Sequence<String>) -> [String: Head]? {
+        heads.withLock { cache in
+            var found: [String: Head] = [:]
+            for stream in streams {
+                guard let head = cache[stream] else { return nil }
+                found[stream] = head
+            }
+            return found
+        }
+    }
+
+    func store(_ updates: [String: Head]) {
+        heads.withLock { cache in
+            if cache.count + updates.count > capacity { cache.removeAll(keepingCapacity: true) }
+            for (stream, head) in updates { cache[stream] = head }
+        }
+    }
+
+    func forget(_ streams: some Sequence<String>) {
+        heads.withLock { cache in for stream in streams { cache.removeValue(forKey: stream) } }
+    }
+}
+
+/// Counters of the committers' work, for metrics and tests.
+package final class AppendStatistics: Sendable {
+    private let fast = Atomic<Int>(0)
+    private let locking = Atomic<Int>(0)
+    private let retries = Atomic<Int>(0)
+    private let events = Atomic<Int>(0)
+
+    /// A snapshot of the counters.
+    package struct Snapshot: Sendable, Hashable {
+        /// Groups committed in one round trip with cached stream heads.
+        package let fastPathGroups: Int
+        /// Groups committed on the locking path (two round trips).
+        package let lockingGroups: Int
+        /// Attempts that were rolled back and retried (stale cache, concurrent writers).
+        package let retries: Int
+        /// Events written.
+        package let events: Int
+    }
+
+    package var snapshot: Snapshot {
+        Snapshot(fastPathGroups: fast.load(ordering: .relaxed), lockingGroups: locking.load(ordering: .relaxed),
+                 retries: retries.load(ordering: .relaxed), events: events.load(ordering: .relaxed))
+    }
+
+    func committed(fastPath: Bool, events count: Int) {
+        if fastPath { fast.add(1, ordering: .relaxed) } else { locking.add(1, ordering: .relaxed) }
+        events.add(count, ordering: .relaxed)
+    }
+
+    func retried() { retries.add(1, ordering: .relaxed) }
 }

@@ -10,16 +10,20 @@ final class CommitterWorker: @unchecked Sendable {
     private let settings: AppendCommitter.Settings
     private let queue: UnitQueue
     private let clock: MonotonicMicros
+    private let heads: HeadCache
+    private let statistics: AppendStatistics
     private let onCommit: @Sendable () -> Void
     private var connection: Connection?
     private var ensuredDays: Set<Int64> = []
 
     private static let maxAttempts = 5
 
-    init(settings: AppendCommitter.Settings, queue: UnitQueue, clock: MonotonicMicros, onCommit: @escaping @Sendable () -> Void) {
+    init(settings: AppendCommitter.Settings, queue: UnitQueue, clock: MonotonicMicros, heads: HeadCache, statistics: AppendStatistics, onCommit: @escaping @Sendable () -> Void) {
         self.settings = settings
         self.queue = queue
         self.clock = clock
+        self.heads = heads
+        self.statistics = statistics
         self.onCommit = onCommit
     }
 
@@ -44,9 +48,13 @@ final class CommitterWorker: @unchecked Sendable {
         var lastError: EventStoreError?
         for attempt in 1...Self.maxAttempts {
             do {
+                // Only the first attempt may take the one-round-trip path; retries lock.
+                if attempt == 1, let results = try commitFast(units) { return results }
                 return try commitOnce(units)
             } catch let error as PostgresError {
                 rollbackQuietly()
+                heads.forget(units.joined().map(\.streamId))
+                statistics.retried()
                 if error.code == .connectionLost || error.code == .connectionFailed {
                     connection = nil
                     return fail(units, EventStoreError(.unavailable, "database unavailable during append; retrying with the same event ids is safe", underlying: error))
@@ -88,6 +96,70 @@ final class CommitterWorker: @unchecked Sendable {
     }
 
     // MARK: - One attempt
+
+    /// The one-round-trip path; nil when the group needs the locking path (see `AppendCommitter`).
+    private func commitFast(_ units: [[PreparedAppend]]) throws -> [[Result<AppendResult, EventStoreError>]]? {
+        let valid = units.joined().filter { $0.invalid == nil && !$0.events.isEmpty }
+        guard !valid.isEmpty, let cached = heads.lookup(valid.map(\.streamId)) else { return nil }
+        let connection = try requireConnection()
+        let now = clock.now()
+        if valid.contains(where: { $0.category == "vehicle" }) {
+            try ensurePartitions(for: now, on: connection)
+        }
+        var plan = GroupPlan(heads: cached.mapValues { StreamHead(version: $0.version, hash: $0.hash, existed: true) },
+                             known: [:], recordedAtMicros: now)
+        var decisions: [[Decision]] = []
+        for appends in units {
+            var unitDecisions: [Decision] = []
+            for append in appends {
+                let decision = plan.decide(append)
+                if case .failed(let error) = decision, append.invalid == nil, error.code == .wrongExpectedVersion {
+                    return nil  // a conflict may be an idempotent retry: the locking path checks event ids first
+                }
+                unitDecisions.append(decision)
+            }
+            decisions.append(unitDecisions)
+        }
+        guard !plan.rows.isEmpty else { return nil }
+        let changed = plan.heads.filter(\.value.changed)
+        let ids = changed.keys.sorted()
+        let recordedAt = PostgresText.timestamp(microseconds: now)
+        let statements = [
+            Statement("BEGIN"),
+            Statement("""
+                WITH updated AS (
+                    UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $5::timestamptz
+                    FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(stream_id, old_version, version, last_hash)
+                    WHERE streams.stream_id = u.stream_id AND streams.version = u.old_version
+                    RETURNING 1
+                )
+                SELECT waymark_expect_count((SELECT count(*) FROM updated), $6::bigint)
+                """, [PostgresText.arrayLiteral(ids),
+                      PostgresText.arrayLiteral(ids.map { cached[$0]!.version }),
+                      PostgresText.arrayLiteral(ids.map { changed[$0]!.version }),
+                      PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(changed[$0]!.hash) }),
+                      recordedAt, String(ids.count)]),
+            plan.insertStatement(),
+            Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]),
+            Statement("COMMIT"),
+        ]
+        let written = try connection.pipeline(statements)
+        let positions = try Self.positions(from: written[2], expected: plan.rows.count)
+        heads.store(changed.mapValues { HeadCache.Head(version: $0.version, hash: $0.hash) })
+        statistics.committed(fastPath: true, events: plan.rows.count)
+        onCommit()
+        return decisions.map { $0.map { $0.resolve(positions: positions) } }
+    }
+
+    private static func positions(from result: QueryResult, expected: Int) throws -> [UUID: Int64] {
+        var positions: [UUID: Int64] = [:]
+        positions.reserveCapacity(expected)
+        for row in result.rows { positions[try row.uuid(0)] = try row.int64(1) }
+        guard positions.count == expected else {
+            throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(expected) events")
+        }
+        return positions
+    }
 
     private func commitOnce(_ units: [[PreparedAppend]]) throws -> [[Result<AppendResult, EventStoreError>]] {
         let connection = try requireConnection()
@@ -163,14 +235,9 @@ final class CommitterWorker: @unchecked Sendable {
         round2.append(Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]))
         round2.append(Statement("COMMIT"))
         let written = try connection.pipeline(round2)
-        var positions: [UUID: Int64] = [:]
-        positions.reserveCapacity(plan.rows.count)
-        for row in written[round2.count - 3].rows {
-            positions[try row.uuid(0)] = try row.int64(1)
-        }
-        guard positions.count == plan.rows.count else {
-            throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(plan.rows.count) events")
-        }
+        let positions = try Self.positions(from: written[round2.count - 3], expected: plan.rows.count)
+        self.heads.store(plan.heads.filter(\.value.changed).mapValues { HeadCache.Head(version: $0.version, hash: $0.hash) })
+        statistics.committed(fastPath: false, events: plan.rows.count)
         onCommit()
         return decisions.map { $0.map { $0.resolve(positions: positions) } }
     }

@@ -61,11 +61,14 @@ package final class EventStore: Sendable {
     /// Stops the committers (after committing what is queued), the listener and the read pool.
     package func shutdown() async {
         await committer.shutdown()
-        listener?.stop()
+        await listener?.stop()
         await pool.shutdown()
     }
 
     // MARK: - Appending
+
+    /// How the committers have been writing (fast path, locking path, retries).
+    package var appendStatistics: AppendStatistics.Snapshot { committer.statistics.snapshot }
 
     /// Appends `events` to `stream` if its version matches `expectedVersion`; durable when this returns.
     package func append(_ events: [EventData], to stream: String, expectedVersion: ExpectedVersion) async throws(EventStoreError) -> AppendResult {

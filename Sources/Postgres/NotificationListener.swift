@@ -48,9 +48,17 @@ package final class NotificationListener: Sendable {
     }
 
     /// Stops the thread and closes its connection (returns within about 250 ms).
-    package func stop() {
+    ///
+    /// Waits on a thread of its own, so no cooperative thread blocks while the listener winds down.
+    package func stop() async {
         guard stopped.set() else { return }
-        exited.wait()
+        let exited = self.exited
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                exited.wait()
+                continuation.resume()
+            }.start()
+        }
     }
 }
 

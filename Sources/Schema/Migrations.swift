@@ -17,5 +17,6 @@ package struct Migration: Sendable, Hashable {
 package enum Migrations {
     package static let all: [Migration] = [
         Migration(version: 1, name: "event_store", sql: String(decoding: PackageResources._001_event_store_sql, as: UTF8.self)),
+        Migration(version: 2, name: "append_guard", sql: String(decoding: PackageResources._002_append_guard_sql, as: UTF8.self)),
     ]
 }

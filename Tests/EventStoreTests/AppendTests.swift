@@ -178,3 +178,57 @@ import TestSupport
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(2))) struct OneRoundTripTests {
+    @Test func appendsToAStreamThisProcessWroteBeforeTakeTheOneRoundTripPath() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url, committers: 1)
+            _ = try await store.append([event()], to: "vehicle:acme/v-1", expectedVersion: .any)
+            #expect(store.appendStatistics.lockingGroups == 1 && store.appendStatistics.fastPathGroups == 0)
+            for expected in 1...5 {
+                _ = try await store.append([event()], to: "vehicle:acme/v-1", expectedVersion: .exact(Int64(expected)))
+            }
+            let stats = store.appendStatistics
+            #expect(stats.fastPathGroups == 5)
+            #expect(stats.lockingGroups == 1)
+            let events = try await store.readStream("vehicle:acme/v-1")
+            #expect(events.map(\.streamVersion) == Array(1...6))
+            #expect(HashChain.firstBreak(in: events, previous: HashChain.genesis) == nil)
+            await store.shutdown()
+        }
+    }
+
+    @Test func anotherNodesAppendMakesTheCachedHeadStaleAndTheGroupIsRetriedOnTheLockingPath() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let nodeA = makeStore(url, committers: 1), nodeB = makeStore(url, committers: 1)
+            _ = try await nodeA.append([event("A1")], to: "trip:acme/t-1", expectedVersion: .noStream)
+            _ = try await nodeB.append([event("B2")], to: "trip:acme/t-1", expectedVersion: .exact(1))
+            // Node A still believes the stream is at version 1.
+            let appended = try await nodeA.append([event("A3")], to: "trip:acme/t-1", expectedVersion: .any)
+            #expect(appended.firstVersion == 3)
+            #expect(nodeA.appendStatistics.retries == 1)
+            // With a stale cache, a stale expectation is still a conflict with the true version.
+            switch await appendResult(nodeB, [event("B?")], to: "trip:acme/t-1", expectedVersion: .exact(2)) {
+            case .success: Issue.record("exact(2) must conflict: the stream is at 3")
+            case .failure(let error): #expect(error.message == "expected version 2 does not match stream version 3 (stream trip:acme/t-1)")
+            }
+            let events = try await nodeA.readStream("trip:acme/t-1")
+            #expect(events.map(\.type) == ["A1", "B2", "A3"])
+            #expect(HashChain.firstBreak(in: events, previous: HashChain.genesis) == nil)
+            await nodeA.shutdown()
+            await nodeB.shutdown()
+        }
+    }
+
+    @Test func anIdempotentRetryOfACachedStreamIsRecognisedNotReportedAsAConflict() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url, committers: 1)
+            let first = event("A")
+            _ = try await store.append([first], to: "trip:acme/t-1", expectedVersion: .noStream)
+            _ = try await store.append([event("B")], to: "trip:acme/t-1", expectedVersion: .exact(1))
+            let retry = try await store.append([first], to: "trip:acme/t-1", expectedVersion: .noStream)
+            #expect(retry.deduplicated && retry.lastVersion == 1)
+            await store.shutdown()
+        }
+    }
+}

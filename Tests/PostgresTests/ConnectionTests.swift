@@ -107,10 +107,10 @@ import TestSupport
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             let received = Received()
             let listener = NotificationListener(conninfo: url, channels: ["wm_test"]) { received.add($0) }
-            defer { listener.stop() }
             try await waitUntil { received.contains(.connected) }
             try await Blocking.run { _ = try Connection(conninfo: url).query("SELECT pg_notify('wm_test', $1)", ["hello"]) }
             try await waitUntil { received.contains(.notification(PostgresNotification(channel: "wm_test", payload: "hello"))) }
+            await listener.stop()
         }
     }
 

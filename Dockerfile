@@ -1,0 +1,18 @@
+# Build with the official Swift image, run on plain Debian with the two C libraries we link.
+FROM swift:6.3-bookworm AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libpq-dev libssl-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+RUN swift build -c release --static-swift-stdlib --product waymark
+
+FROM debian:bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libpq5 libssl3 ca-certificates tzdata \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=build /src/.build/release/waymark /usr/local/bin/waymark
+USER nobody
+EXPOSE 8080
+ENTRYPOINT ["/usr/local/bin/waymark"]
+CMD ["serve"]

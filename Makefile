@@ -1,0 +1,40 @@
+# Waymark: `make run` and `make test` are the two commands; both install what is missing first.
+
+RELEASE_BIN := .build/release/waymark
+DEBUG_BIN := .build/debug/waymark
+SWIFT_FLAGS := -Xswiftc -warnings-as-errors
+
+.PHONY: deps build release test run bench db-start db-stop clean
+
+## Install the Debian packages the project needs, when missing (sudo when not root).
+deps:
+	@scripts/deps.sh
+
+## Debug build, warnings are errors.
+build: deps
+	swift build $(SWIFT_FLAGS)
+
+## Release build.
+release: deps
+	swift build -c release $(SWIFT_FLAGS)
+
+## The whole test suite against a PostgreSQL it starts itself.
+test: deps
+	scripts/test.sh
+
+## Build release and serve on the embedded PostgreSQL under ./.waymark/pg (Ctrl-C stops everything).
+run: release
+	$(RELEASE_BIN) serve
+
+## Benchmarks, measured side by side in one run (see BENCHMARKS.md).
+bench: release
+	$(RELEASE_BIN) bench append
+
+## Manage the embedded cluster used by `make run`.
+db-start: build
+	$(DEBUG_BIN) db start
+db-stop: build
+	$(DEBUG_BIN) db stop
+
+clean:
+	swift package clean

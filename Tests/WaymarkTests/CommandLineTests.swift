@@ -1,0 +1,88 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct CommandLineTests {
+    @Test func helpPrintsTheCommandsAndExitsZero() async throws {
+        let result = try await WaymarkBinary.run(["help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("serve") && result.stdout.contains("migrate") && result.stdout.contains("db start|stop|status|url"))
+    }
+
+    @Test func anUnknownCommandExitsTwoAndSaysWhich() async throws {
+        let result = try await WaymarkBinary.run(["fly"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown command \"fly\""))
+    }
+
+    @Test func aBadSettingNamesTheVariableAndTheExpectedForm() async throws {
+        let result = try await WaymarkBinary.run(["db", "url"], environment: ["WAYMARK_PG_PORT": "eighty"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("WAYMARK_PG_PORT must be a port number"))
+    }
+
+    @Test func dbStatusOfAMissingClusterSaysSoWithExitThree() async throws {
+        let result = try await WaymarkBinary.run(["db", "status", "--data-dir", "/tmp/wm-none-\(UUID().uuidString)/pg"])
+        #expect(result.status == 3)
+        #expect(result.stdout.contains("not initialized"))
+    }
+
+    @Test func dbUrlPointsAtTheClusterSocketDirectory() async throws {
+        let result = try await WaymarkBinary.run(["db", "url", "--data-dir", "/tmp/somewhere/pg", "--pg-port", "5544"])
+        #expect(result.status == 0)
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "postgresql:///postgres?host=/tmp/somewhere/pg&port=5544&user=postgres")
+    }
+
+    @Test func migrateAppliesTheSchemaOnceAndThenReportsUpToDate() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let first = try await WaymarkBinary.run(["migrate"], environment: ["DATABASE_URL": url])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stderr.contains("applied migrations: 1_event_store"))
+            let second = try await WaymarkBinary.run(["migrate"], environment: ["DATABASE_URL": url])
+            #expect(second.status == 0)
+            #expect(second.stderr.contains("schema is up to date"))
+        }
+    }
+
+    @Test func migrateAgainstAnUnreachableDatabaseFailsWithExitOne() async throws {
+        let result = try await WaymarkBinary.run(["migrate"], environment: ["DATABASE_URL": "postgresql:///x?host=/nonexistent-wm&port=1"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("could not connect to PostgreSQL"))
+    }
+
+    @Test func serveRunsTheStoreSaysTheHTTPAPIIsNotThereYetAndStopsCleanlyOnSIGTERM() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let log = FileManager.default.temporaryDirectory.appendingPathComponent("wm-serve-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: log) }
+            let handle = try FileHandle(forWritingTo: log)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: WaymarkBinary.path)
+            process.arguments = ["serve"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["DATABASE_URL"] = url
+            process.environment = environment
+            process.standardError = handle
+            process.standardOutput = handle
+            try process.run()
+            let deadline = Date().addingTimeInterval(30)
+            var text = ""
+            while Date() < deadline {
+                text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                if text.contains("feed: ") { break }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(text.contains("event store ready"))
+            #expect(text.contains("HTTP API is not implemented yet"))
+            process.terminate()  // SIGTERM
+            let stopDeadline = Date().addingTimeInterval(15)
+            while process.isRunning && Date() < stopDeadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(!process.isRunning)
+            #expect(process.terminationStatus == 0)
+            try handle.close()
+            let final = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            #expect(final.contains("shutting down"))
+        }
+    }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Waymark needs, only those that are missing.
+# Uses sudo when not root. Safe to run again: it does nothing when everything is there.
+set -euo pipefail
+
+need=()
+have_pg_server() { ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; }
+have_pg_server || need+=(postgresql)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
+pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
+[ -x /usr/sbin/runuser ] || need+=(util-linux)
+# Extra packages a target asks for (e.g. benchmark tools): EXTRA_PACKAGES="wrk nginx-light"
+for package in ${EXTRA_PACKAGES:-}; do
+    dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
+done
+
+if [ ${#need[@]} -eq 0 ]; then
+    exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "make deps: installing ${need[*]}"
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"

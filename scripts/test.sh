@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite: build (warnings are errors), start a private PostgreSQL cluster, run every
+# test against it, stop the cluster again if this script started it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift build --build-tests -Xswiftc -warnings-as-errors
+
+BIN="$PWD/.build/debug/waymark"
+# Under /tmp so the unprivileged postgres user can always reach it, even when the checkout is not.
+DIR="${WAYMARK_TEST_DATA_DIR:-/tmp/waymark-test-$(id -u)/pg}"
+started=0
+if ! "$BIN" db status --data-dir "$DIR" >/dev/null 2>&1; then
+    "$BIN" db start --data-dir "$DIR" >/dev/null
+    started=1
+fi
+cleanup() {
+    if [ "$started" = 1 ]; then "$BIN" db stop --data-dir "$DIR" >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+
+export WAYMARK_TEST_DATABASE_URL="$("$BIN" db url --data-dir "$DIR")"
+export WAYMARK_BIN="$BIN"
+swift test --skip-build
