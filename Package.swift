@@ -22,6 +22,7 @@ let package = Package(
         .target(name: "JSON", swiftSettings: settings),
         .target(name: "Geo", swiftSettings: settings),
         .target(name: "Journey", dependencies: ["Geo"], swiftSettings: settings),
+        .target(name: "ReadModels", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
 
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
@@ -30,10 +31,11 @@ let package = Package(
         // Storage.
         .target(name: "Schema", dependencies: ["Postgres"], resources: [.embedInCode("sql")], swiftSettings: settings),
         .target(name: "EventStore", dependencies: ["Postgres", "Signing", "JSON", "Schema"], swiftSettings: settings),
+        .target(name: "Projections", dependencies: ["EventStore", "ReadModels", "Journey", "Postgres", "JSON"], swiftSettings: settings),
 
         .executableTarget(
             name: "waymark",
-            dependencies: ["EventStore", "Postgres", "Schema", "JSON", "Signing"],
+            dependencies: ["EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing"],
             swiftSettings: settings
         ),
 
@@ -42,8 +44,10 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: settings),
         .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: settings),
         .testTarget(name: "JourneyTests", dependencies: ["Journey", "Geo"], swiftSettings: settings),
+        .testTarget(name: "ReadModelsTests", dependencies: ["ReadModels", "Journey", "Geo", "JSON"], swiftSettings: settings),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres"], swiftSettings: settings),
     ]

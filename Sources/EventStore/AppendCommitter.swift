@@ -96,7 +96,7 @@ struct PendingUnit: Sendable {
 }
 
 /// Wall-clock microseconds that never go backwards within the process (shared by all committers).
-final class MonotonicMicros: Sendable {
+package final class MonotonicMicros: Sendable {
     private let last = Mutex<Int64>(0)
     private let source: @Sendable () -> Int64
 
@@ -110,7 +110,7 @@ final class MonotonicMicros: Sendable {
         }
     }
 
-    static func wallClock() -> Int64 {
+    package static func wallClock() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000

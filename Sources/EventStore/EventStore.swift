@@ -161,8 +161,6 @@ package final class EventStore: Sendable {
 /// A live view of the global feed (see `EventStore.subscribe`).
 ///
 /// Pull-based, so a slow consumer applies back-pressure instead of buffering without bound.
-/// Transient database failures are retried with backoff; after a reconnect the feed catches up
-/// from the last event it delivered.
 package struct FeedSubscription: AsyncSequence, Sendable {
     package typealias Element = RecordedEvent
 
@@ -172,70 +170,90 @@ package struct FeedSubscription: AsyncSequence, Sendable {
     let pollInterval: Duration
 
     package func makeAsyncIterator() -> Iterator {
-        Iterator(store: store, position: start, batchSize: batchSize, pollInterval: pollInterval)
+        Iterator(reader: FeedReader(store: store, after: start, batchSize: batchSize, pollInterval: pollInterval))
     }
 
-    /// Reads batches and waits for the store's signal between them.
+    /// Hands out the reader's batches one event at a time.
     package struct Iterator: AsyncIteratorProtocol {
-        let store: EventStore
-        var position: FeedPosition
-        let batchSize: Int
-        let pollInterval: Duration
+        var reader: FeedReader
         var buffer: [RecordedEvent] = []
         var index = 0
-        /// When the store last signalled activity this iterator has not seen yet.
-        var lastSignal = ContinuousClock.now
-        var quickDelay = Duration.milliseconds(2)
 
         package mutating func next() async throws -> RecordedEvent? {
-            var backoff = Duration.milliseconds(50)
-            while true {
-                if index < buffer.count {
-                    let event = buffer[index]
-                    index += 1
-                    position = event.feedPosition
-                    return event
-                }
-                if Task.isCancelled { return nil }
-                let seen = store.signal.generation
-                let result: Result<[RecordedEvent], EventStoreError>
-                do {
-                    result = .success(try await store.readAll(after: position, limit: batchSize))
-                } catch {
-                    result = .failure(error)
-                }
-                switch result {
-                case .success(let events):
-                    buffer = events
-                    index = 0
-                    backoff = .milliseconds(50)
-                case .failure(let error):
-                    guard error.isRetriable else { throw error }
-                    try? await Task.sleep(for: backoff)
-                    backoff = Swift.min(backoff * 2, .seconds(2))
-                    continue
-                }
-                if !buffer.isEmpty {
+            if index == buffer.count {
+                guard let batch = try await reader.nextBatch() else { return nil }
+                buffer = batch
+                index = 0
+            }
+            defer { index += 1 }
+            return buffer[index]
+        }
+    }
+}
+
+/// Reads the global feed batch by batch, waiting for new events between batches.
+///
+/// Transient database failures are retried with backoff; after a reconnect the reader catches up
+/// from the last event it returned. Waits on the store's signal (local commits and NOTIFY from
+/// other processes), with polling as the fallback.
+package struct FeedReader: Sendable {
+    let store: EventStore
+    /// The position of the last event returned.
+    package private(set) var position: FeedPosition
+    let batchSize: Int
+    let pollInterval: Duration
+    /// When the store last signalled activity this reader has not seen yet.
+    var lastSignal = ContinuousClock.now
+    var quickDelay = Duration.milliseconds(2)
+
+    package init(store: EventStore, after position: FeedPosition, batchSize: Int = 500, pollInterval: Duration = .milliseconds(500)) {
+        self.store = store
+        self.position = position
+        self.batchSize = batchSize
+        self.pollInterval = pollInterval
+    }
+
+    /// The next non-empty batch after `position`, waiting as long as it takes; nil once the task is cancelled.
+    package mutating func nextBatch() async throws -> [RecordedEvent]? {
+        var backoff = Duration.milliseconds(50)
+        while true {
+            if Task.isCancelled { return nil }
+            let seen = store.signal.generation
+            let result: Result<[RecordedEvent], EventStoreError>
+            do {
+                result = .success(try await store.readAll(after: position, limit: batchSize))
+            } catch {
+                result = .failure(error)
+            }
+            switch result {
+            case .success(let events):
+                backoff = .milliseconds(50)
+                if let last = events.last {
+                    position = last.feedPosition
                     quickDelay = .milliseconds(2)
-                    continue
+                    return events
                 }
-                // Nothing visible. Right after a signal, the new events may sit above the horizon of
-                // a transaction still running anywhere in the cluster: look again with a short,
-                // growing delay for a few seconds, then fall back to the poll interval.
-                if store.signal.generation != seen {
-                    lastSignal = .now
-                    quickDelay = .milliseconds(2)
-                    continue
-                }
-                let recentlySignalled = ContinuousClock.now - lastSignal < .seconds(5)
-                let wait = recentlySignalled ? quickDelay : pollInterval
-                await store.signal.wait(after: seen, timeout: wait)
-                if store.signal.generation != seen {
-                    lastSignal = .now
-                    quickDelay = .milliseconds(2)
-                } else if recentlySignalled {
-                    quickDelay = Swift.min(quickDelay * 2, .milliseconds(100))
-                }
+            case .failure(let error):
+                guard error.isRetriable else { throw error }
+                try? await Task.sleep(for: backoff)
+                backoff = Swift.min(backoff * 2, .seconds(2))
+                continue
+            }
+            // Nothing visible. Right after a signal, the new events may sit above the horizon of
+            // a transaction still running anywhere in the cluster: look again with a short,
+            // growing delay for a few seconds, then fall back to the poll interval.
+            if store.signal.generation != seen {
+                lastSignal = .now
+                quickDelay = .milliseconds(2)
+                continue
+            }
+            let recentlySignalled = ContinuousClock.now - lastSignal < .seconds(5)
+            await store.signal.wait(after: seen, timeout: recentlySignalled ? quickDelay : pollInterval)
+            if store.signal.generation != seen {
+                lastSignal = .now
+                quickDelay = .milliseconds(2)
+            } else if recentlySignalled {
+                quickDelay = Swift.min(quickDelay * 2, .milliseconds(100))
             }
         }
     }

@@ -1,0 +1,38 @@
+import EventStore
+import Foundation
+import JSON
+import Journey
+import ReadModels
+
+/// Turns stored events of `trip:` and `vehicle:` streams into domain envelopes.
+package enum EnvelopeDecoder {
+    /// nil for streams that are neither trips nor vehicles; a failure for a payload that does not decode.
+    package static func decode(_ event: RecordedEvent) -> Result<EventEnvelope, JourneyError>? {
+        guard let (category, provider, id) = parse(event.streamId) else { return nil }
+        let data = Data(event.data.compactBytes())
+        let decoded: Result<DomainEvent, JourneyError>
+        switch category {
+        case "trip":
+            do { decoded = .success(.trip(provider: provider, tripId: id, try Trip.Event.decode(type: event.type, data: data))) } catch { decoded = .failure(error) }
+        case "vehicle":
+            do { decoded = .success(.vehicle(provider: provider, vehicleId: id, try Vehicle.Event.decode(type: event.type, data: data))) } catch { decoded = .failure(error) }
+        default:
+            return nil
+        }
+        return decoded.map {
+            EventEnvelope(streamId: event.streamId, streamVersion: event.streamVersion, globalPosition: event.globalPosition,
+                          recordedAt: Timestamp(microsecondsSinceEpoch: event.recordedAtMicros), event: $0)
+        }
+    }
+
+    /// `trip:acme/t-1` → ("trip", "acme", "t-1").
+    package static func parse(_ streamId: String) -> (String, String, String)? {
+        guard let colon = streamId.firstIndex(of: ":") else { return nil }
+        let category = String(streamId[..<colon])
+        let rest = streamId[streamId.index(after: colon)...]
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        let provider = String(rest[..<slash]), id = String(rest[rest.index(after: slash)...])
+        guard !provider.isEmpty, !id.isEmpty else { return nil }
+        return (category, provider, id)
+    }
+}

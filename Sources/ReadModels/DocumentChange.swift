@@ -1,0 +1,38 @@
+import JSON
+
+/// One document a projection writes (or deletes, when `document` is nil).
+///
+/// A projection's read model is a set of JSON documents addressed by (collection, key); the
+/// projection runtime stores them in the projection's own table, in the same transaction as its
+/// checkpoint. Everything a projection needs to continue after a restart must be in its documents
+/// (internal state included, in collections of its own), because `load` is all it gets back.
+package struct DocumentChange: Sendable, Hashable {
+    package let collection: String
+    package let key: String
+    package let document: JSONValue?
+
+    package init(collection: String, key: String, document: JSONValue?) {
+        self.collection = collection
+        self.key = key
+        self.document = document
+    }
+}
+
+/// A read model built by folding events, with no I/O, clock or randomness.
+///
+/// The runtime feeds events in feed order with `apply`, and after each batch takes the documents
+/// that changed with `drainChanges` and writes them with the checkpoint. On start it restores the
+/// projection with `load` from everything it stored. Applying the same events to a fresh value
+/// must produce the same documents (rebuild equals live).
+package protocol ReadModelProjection: Sendable {
+    /// Stable name; the runtime's table is `rm_<name>`.
+    static var name: String { get }
+    /// An empty read model.
+    init()
+    /// Restores the model from its stored documents (in any order).
+    mutating func load(_ documents: [DocumentChange])
+    /// Folds one event in.
+    mutating func apply(_ envelope: EventEnvelope)
+    /// The documents changed since the last call, each once, in a deterministic order.
+    mutating func drainChanges() -> [DocumentChange]
+}

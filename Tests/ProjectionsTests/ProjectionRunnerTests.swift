@@ -1,0 +1,189 @@
+import EventStore
+import Foundation
+import JSON
+import Postgres
+import Projections
+import ReadModels
+import Synchronization
+import Testing
+import TestSupport
+
+/// Counts events per stream: the smallest projector that shows whether every event was applied once.
+struct StreamCountProjector: Projector {
+    var counts: [String: (events: Int, lastVersion: Int64)] = [:]
+    var changed: Set<String> = []
+    var name: String { "test_counts" }
+
+    mutating func load(_ documents: [DocumentChange]) {
+        for document in documents {
+            counts[document.key] = (Int(document.document?["events"]?.int64Value ?? 0), document.document?["lastVersion"]?.int64Value ?? 0)
+        }
+    }
+
+    mutating func apply(_ event: RecordedEvent) {
+        let current = counts[event.streamId] ?? (0, 0)
+        counts[event.streamId] = (current.events + 1, event.streamVersion)
+        changed.insert(event.streamId)
+    }
+
+    mutating func drainChanges() -> [DocumentChange] {
+        defer { changed = [] }
+        return changed.sorted().map { key in
+            let value = counts[key]!
+            return DocumentChange(collection: "counts", key: key,
+                                  document: .object(JSONObject([("events", .number(JSONNumber(value.events))), ("lastVersion", .number(JSONNumber(value.lastVersion)))])))
+        }
+    }
+}
+
+func event() -> EventData { EventData(id: UUID(), type: "Counted", data: ["n": 1]) }
+
+/// Creates the test projector's table next to the real ones.
+func prepare(_ url: String) async throws {
+    try await Blocking.run { try Connection(conninfo: url).execute("CREATE TABLE rm_test_counts (LIKE rm_journey INCLUDING ALL)") }
+}
+
+func storedCounts(_ url: String) async throws -> [String: Int64] {
+    try await Blocking.run {
+        var counts: [String: Int64] = [:]
+        for row in try Connection(conninfo: url).query("SELECT key, (document->>'events')::bigint FROM rm_test_counts").rows {
+            counts[try row.string(0)] = try row.int64(1)
+        }
+        return counts
+    }
+}
+
+func checkpointEvents(_ url: String) async throws -> (applied: Int64, generation: Int64) {
+    try await Blocking.run {
+        guard let row = try Connection(conninfo: url).query("SELECT events_applied, generation FROM projection_checkpoints WHERE name = 'test_counts'").first else {
+            return (0, 0)  // the runner has not loaded yet
+        }
+        return (try row.int64(0), try row.int64(1))
+    }
+}
+
+func appendMany(_ store: EventStore, streams: Int, each: Int, prefix: String = "s") async throws {
+    for round in 0..<each {
+        for stream in 0..<streams {
+            _ = try await store.append([event()], to: "test:\(prefix)\(stream)", expectedVersion: .exact(Int64(round)))
+        }
+    }
+}
+
+func waitFor(_ what: String, seconds: Double = 30, _ condition: @Sendable () async throws -> Bool) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try await !condition() {
+        if Date() > deadline { throw TestSetupError("\(what) not reached within \(seconds) s") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+@Suite(.timeLimit(.minutes(3))) struct ProjectionRunnerTests {
+    @Test func theRunnerAppliesEveryEventOnceAndStoresDocumentsWithItsCheckpoint() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendMany(store, streams: 3, each: 10)
+            let runner = ProjectionRunner(store: store, conninfo: url, options: .init(batchSize: 7)) { StreamCountProjector() }
+            runner.start()
+            try await waitFor("30 events applied") { runner.status.eventsApplied == 30 }
+            try await appendMany(store, streams: 3, each: 2, prefix: "late")
+            try await waitFor("36 events applied") { runner.status.eventsApplied == 36 }
+            #expect(try await storedCounts(url) == ["test:s0": 10, "test:s1": 10, "test:s2": 10, "test:late0": 2, "test:late1": 2, "test:late2": 2])
+            #expect(try await checkpointEvents(url).applied == 36)
+            #expect(runner.status.isOwner)
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
+            await store.shutdown()
+        }
+    }
+
+    @Test func ofTwoRunnersOnlyOneOwnsTheProjectionAndTheOtherTakesOverWhenItStops() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            let options = ProjectionRunner.Options(batchSize: 5, standbyInterval: .milliseconds(100))
+            let first = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            let second = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            first.start()
+            second.start()
+            try await appendMany(store, streams: 4, each: 5)
+            try await waitFor("20 applied") { try await checkpointEvents(url).applied == 20 }
+            #expect(first.status.isOwner != second.status.isOwner, "exactly one owner")
+            let (owner, standby) = first.status.isOwner ? (first, second) : (second, first)
+            await owner.stop()
+            try await appendMany(store, streams: 4, each: 5, prefix: "after")
+            try await waitFor("40 applied") { try await checkpointEvents(url).applied == 40 }
+            #expect(standby.status.isOwner)
+            let counts = try await storedCounts(url)
+            #expect(counts.count == 8 && counts.values.allSatisfy { $0 == 5 }, "every event applied exactly once: \(counts)")
+            await standby.stop()
+            await store.shutdown()
+        }
+    }
+
+    @Test func aCrashBetweenWritingTheReadModelAndCommittingLosesNothingAndDoublesNothing() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendMany(store, streams: 2, each: 6)
+            let crashes = Mutex(0)
+            let options = ProjectionRunner.Options(batchSize: 4) { connection in
+                let crash = crashes.withLock { count -> Bool in
+                    count += 1
+                    return count == 2  // the second batch dies after its writes, before COMMIT
+                }
+                if crash { try connection.query("SELECT pg_terminate_backend(pg_backend_pid())") }
+            }
+            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            runner.start()
+            try await waitFor("12 applied") { try await checkpointEvents(url).applied == 12 }
+            #expect(runner.status.batchesAbandoned >= 1, "the crash happened")
+            #expect(try await storedCounts(url) == ["test:s0": 6, "test:s1": 6])
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
+            await store.shutdown()
+        }
+    }
+
+    @Test func aRebuildSwapsInAFreshTableAndTheLiveRunnerCarriesOnFromIt() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendMany(store, streams: 3, each: 4)
+            let runner = ProjectionRunner(store: store, conninfo: url) { StreamCountProjector() }
+            runner.start()
+            try await waitFor("12 applied") { runner.status.eventsApplied == 12 }
+            let report = try await Rebuilder.rebuild(store: store, conninfo: url) { StreamCountProjector() }
+            #expect(report.events == 12 && report.documents == 3)
+            #expect(try await checkpointEvents(url) == (12, 1))
+            try await appendMany(store, streams: 3, each: 2, prefix: "after")
+            try await waitFor("18 applied after the swap") { try await checkpointEvents(url).applied == 18 }
+            #expect(try await storedCounts(url).values.reduce(0, +) == 18)
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
+            await store.shutdown()
+        }
+    }
+
+    @Test func verifyNamesEveryDocumentThatDiffersFromARebuild() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendMany(store, streams: 2, each: 3)
+            let runner = ProjectionRunner(store: store, conninfo: url) { StreamCountProjector() }
+            runner.start()
+            try await waitFor("6 applied") { runner.status.eventsApplied == 6 }
+            await runner.stop()
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.execute(#"UPDATE rm_test_counts SET document = '{"events": 99, "lastVersion": 3}' WHERE key = 'test:s1'"#)
+                try connection.execute(#"INSERT INTO rm_test_counts VALUES ('counts', 'test:ghost', '{"events": 1}')"#)
+            }
+            let differences = try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }
+            #expect(differences == ["rm_test_counts counts test:ghost: in the live model, not in the rebuild",
+                                    "rm_test_counts counts test:s1: live and rebuilt documents differ"])
+            await store.shutdown()
+        }
+    }
+}
