@@ -19,5 +19,6 @@ package enum Migrations {
         Migration(version: 1, name: "event_store", sql: String(decoding: PackageResources._001_event_store_sql, as: UTF8.self)),
         Migration(version: 2, name: "append_guard", sql: String(decoding: PackageResources._002_append_guard_sql, as: UTF8.self)),
         Migration(version: 3, name: "projections", sql: String(decoding: PackageResources._003_projections_sql, as: UTF8.self)),
+        Migration(version: 4, name: "stream_heads_tuning", sql: String(decoding: PackageResources._004_stream_heads_tuning_sql, as: UTF8.self)),
     ]
 }

@@ -108,12 +108,20 @@ enum BenchCommand {
             logger.info("\(row.name): \(row.events) events in \(String(format: "%.2f", row.seconds)) s")
             rows.append(row)
         }
+        var groups: [String] = []
+        /// Runs a store case and records how the committers wrote it (groups per path, retries).
+        func storeCase(_ body: () async throws -> BenchTable.Row) async throws -> BenchTable.Row {
+            let before = store.appendStatistics
+            let row = try await body()
+            let after = store.appendStatistics
+            groups.append("\(row.name): \(after.fastPathGroups - before.fastPathGroups) fast-path / \(after.lockingGroups - before.lockingGroups) locking groups, \(after.retries - before.retries) retries")
+            done(row)
+            return row
+        }
         done(try await bench.ceiling())
-        for submitters in submitterCounts { done(try await bench.batched(store: store, submitters: submitters)) }
-        let single = try await bench.singles(store: store, writers: 1)
-        done(single)
-        let concurrent = try await bench.singles(store: store, writers: concurrentWriters)
-        done(concurrent)
+        for submitters in submitterCounts { _ = try await storeCase { try await bench.batched(store: store, submitters: submitters) } }
+        let single = try await storeCase { try await bench.singles(store: store, writers: 1) }
+        let concurrent = try await storeCase { try await bench.singles(store: store, writers: concurrentWriters) }
 
         let draft = BenchTable(rows: rows, notes: [])
         let batched = rows.filter { $0.name.hasPrefix("appendBatch") }
@@ -126,6 +134,7 @@ enum BenchCommand {
             "target appendBatch >= 0.5 of the COPY ceiling: \(batchMet ? "met" : batchAny ? "met only in part" : "NOT met") (\(batchRatios))",
             "target \(concurrentWriters) single-event writers >= 4x one writer: \(scaling >= 4 ? "met" : "NOT met") (\(String(format: "%.2f", scaling))x)",
             "PostgreSQL \(version.1); \(BenchTable.grouped(bench.events)) events over \(BenchTable.grouped(bench.vehicleStreams)) vehicle streams for the ceiling and batched cases; single-append cases ran \(bench.seconds) s each; event store: 2 committers, groups of up to 5,000 events",
+            "committer groups: " + groups.joined(separator: "; "),
         ]
         return BenchTable(rows: rows, notes: notes)
     }

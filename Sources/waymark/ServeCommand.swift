@@ -1,15 +1,16 @@
 import Dispatch
 import EventStore
 import Foundation
+import Projections
 import Synchronization
 
 /// `waymark serve`: the server process.
 ///
 /// Today it runs the storage layer only: database (embedded or `DATABASE_URL`), migrations, the
-/// event store with group commit, and a live tail of the global feed that prints progress. The
-/// HTTP API arrives with its own issue; until then this says so plainly instead of pretending.
-/// On SIGINT/SIGTERM it stops in reverse order: feed tail, store (committing what is queued),
-/// and the embedded cluster if this process started it.
+/// event store with group commit, and the projection runners (one owner per projection across
+/// nodes), logging their progress. The HTTP API arrives with its own issue; until then this says
+/// so plainly instead of pretending. On SIGINT/SIGTERM it stops in reverse order: projection
+/// runners, store (committing what is queued), and the embedded cluster if this process started it.
 enum ServeCommand {
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments)
@@ -21,23 +22,23 @@ enum ServeCommand {
             let setup = try database.sessionSetup(role: settings.databaseRole, logger: logger)
             let store = EventStore(.init(conninfo: database.url, setupStatements: setup))
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
-            logger.warning("the HTTP API is not implemented yet: this server runs the event store and tails its feed; press Ctrl-C to stop")
+            logger.warning("the HTTP API is not implemented yet: this server runs the event store and its projections; press Ctrl-C to stop")
 
-            let progress = FeedProgress()
-            let tail = Task {
-                do {
-                    for try await event in store.subscribe(after: .start) { progress.record(event.feedPosition) }
-                } catch {
-                    logger.error("feed tail stopped: \(error)")
-                }
+            let runners = ProjectionCatalog.all.map { entry in
+                ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup, projector: entry.make)
             }
+            for runner in runners { runner.start() }
             let reporter = Task {
-                var last = 0
+                var last: [String: Int64] = [:]
                 while !Task.isCancelled {
-                    let (count, position) = progress.snapshot()
-                    if count != last || last == 0 {
-                        logger.info("feed: \(count) events read", [LogKey.feedPosition: position.description])
-                        last = max(count, 1)
+                    for runner in runners {
+                        let status = runner.status
+                        guard last[runner.name] != status.eventsApplied || last[runner.name] == nil else { continue }
+                        last[runner.name] = status.eventsApplied
+                        let role = status.isOwner ? "owner" : "standby"
+                        logger.info("projection \(runner.name) (\(role)): \(status.eventsApplied) events applied, lag \(String(format: "%.3f", status.lagSeconds)) s",
+                                    [LogKey.feedPosition: status.checkpoint.description])
+                        if let error = status.lastError { logger.warning("projection \(runner.name): \(error)") }
                     }
                     try? await Task.sleep(for: .seconds(5))
                 }
@@ -45,7 +46,7 @@ enum ServeCommand {
             let signal = await SignalWaiter.waitForTermination()
             logger.info("received signal \(signal), shutting down")
             reporter.cancel()
-            tail.cancel()
+            for runner in runners { await runner.stop() }
             await store.shutdown()
             database.close(logger: logger)
         } catch {
@@ -53,14 +54,6 @@ enum ServeCommand {
             throw error
         }
     }
-}
-
-/// Events read by the feed tail so far.
-final class FeedProgress: Sendable {
-    private let state = Mutex<(Int, FeedPosition)>((0, .start))
-
-    func record(_ position: FeedPosition) { state.withLock { $0 = ($0.0 + 1, position) } }
-    func snapshot() -> (Int, FeedPosition) { state.withLock { $0 } }
 }
 
 /// Waits for SIGINT or SIGTERM.

@@ -8,6 +8,10 @@ let usage = """
       migrate               apply pending schema migrations
       db start|stop|status|url
                             manage the embedded PostgreSQL cluster (--data-dir, WAYMARK_DATA_DIR)
+      rebuild [--projection NAME]
+                            rebuild read models from position zero into fresh tables, swapped in atomically
+      verify-projections [--projection NAME]
+                            rebuild in memory and compare with the live read models; exit 1 on any difference
       bench append          measure appends beside the raw COPY ceiling (--events N)
       help                  show this text
 
@@ -27,6 +31,10 @@ do {
         try MigrateCommand.run(rest, environment: environment)
     case "db":
         try DatabaseCommand.run(rest, environment: environment)
+    case "rebuild":
+        try await ProjectionCommands.rebuild(rest, environment: environment)
+    case "verify-projections":
+        try await ProjectionCommands.verify(rest, environment: environment)
     case "bench":
         try await BenchCommand.run(rest, environment: environment)
     case "help", "--help", "-h":

@@ -70,7 +70,7 @@ import TestSupport
             var text = ""
             while Date() < deadline {
                 text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                if text.contains("feed: ") { break }
+                if text.contains("projection journey") { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(text.contains("event store ready"))

@@ -1,0 +1,178 @@
+import Foundation
+import JSON
+import Journey
+
+/// The journey view: per trip, what a rider's app draws (markers, polylines, ETAs).
+///
+/// Documents (DESIGN.md §4):
+/// - `views` / `providers/{p}/trips/{t}`: the view, `name`, `version`, `tripStatus`,
+///   `updateTime`, `markers`, `polylines`, `nextStop`, `dropoffEta`,
+///   `remainingDistanceToDropoffMeters`, in that order. `version` counts the changes of the
+///   view; it moves (by one) only when the view minus `version`/`updateTime` differs from the
+///   previous one, and `updateTime` is then the `recordedAt` of the event that changed it.
+/// - `state` / `providers/{p}/trips/{t}` and `state` / `providers/{p}/vehicles/{v}`: the
+///   internal state of each trip and vehicle (`JourneyViewTrip`, `JourneyViewVehicle`).
+///
+/// Trip events change their own trip's view. A vehicle event changes the views of the trips
+/// the vehicle currently serves: assigned (`TripVehicleAssigned`, not yet unassigned) and not
+/// COMPLETE or CANCELED, as the trip streams say. Which vehicle serves which trip is derived
+/// from the trip states, so `load` rebuilds it. Everything is a function of the events and
+/// their `recordedAt`; no clock is read.
+package struct JourneyViewProjection: ReadModelProjection {
+    package static let name = "journey"
+    /// The collection of the riders' views.
+    package static let viewsCollection = "views"
+    /// The collection of the internal trip and vehicle state.
+    package static let stateCollection = "state"
+
+    /// The last view of a trip, split into what is compared and what is stamped.
+    private struct View: Sendable {
+        var version: Int64
+        var updateTime: Timestamp
+        var content: JSONObject
+
+        /// `name`, `version`, `tripStatus`, `updateTime`, then the rest of the content.
+        var document: JSONValue {
+            var members: [(String, JSONValue)] = []
+            for (key, value) in content {
+                members.append((key, value))
+                if key == "name" { members.append(("version", .number(JSONNumber(version)))) }
+                if key == "tripStatus" { members.append(("updateTime", .string(updateTime.rfc3339))) }
+            }
+            return .object(JSONObject(members))
+        }
+    }
+
+    /// A document to write at the next drain.
+    private struct Address: Hashable, Sendable, Comparable {
+        var collection: String
+        var key: String
+
+        static func < (lhs: Address, rhs: Address) -> Bool {
+            (lhs.collection, lhs.key) < (rhs.collection, rhs.key)
+        }
+    }
+
+    private var trips: [String: JourneyViewTrip] = [:]
+    private var vehicles: [String: JourneyViewVehicle] = [:]
+    private var views: [String: View] = [:]
+    /// Vehicle key → keys of the trips it serves; derived from `trips`.
+    private var served: [String: Set<String>] = [:]
+    private var pending: [Address: JSONValue?] = [:]
+
+    package init() {}
+
+    package mutating func load(_ documents: [DocumentChange]) {
+        trips = [:]
+        vehicles = [:]
+        views = [:]
+        served = [:]
+        pending = [:]
+        for change in documents {
+            guard let document = change.document else { continue }
+            switch change.collection {
+            case Self.viewsCollection:
+                guard var content = document.objectValue,
+                      let version = content.removeValue(forKey: "version")?.int64Value,
+                      let stamp = content.removeValue(forKey: "updateTime")?.stringValue,
+                      let updateTime = Timestamp(rfc3339: stamp)
+                else { continue }
+                views[change.key] = View(version: version, updateTime: updateTime, content: content)
+            case Self.stateCollection:
+                if change.key.contains("/trips/"), let trip = Self.decode(JourneyViewTrip.self, from: document) {
+                    trips[change.key] = trip
+                } else if change.key.contains("/vehicles/"), let vehicle = Self.decode(JourneyViewVehicle.self, from: document) {
+                    vehicles[change.key] = vehicle
+                }
+            default:
+                continue
+            }
+        }
+        for (key, trip) in trips {
+            if let vehicleKey = trip.servingVehicleKey { served[vehicleKey, default: []].insert(key) }
+        }
+    }
+
+    package mutating func apply(_ envelope: EventEnvelope) {
+        switch envelope.event {
+        case .trip(let provider, let tripId, let event):
+            let key = JourneyViewTrip.key(provider: provider, tripId: tripId)
+            var trip = trips[key] ?? JourneyViewTrip(provider: provider, tripId: tripId)
+            let servedBefore = trip.servingVehicleKey
+            trip.apply(event, recordedAt: envelope.recordedAt)
+            store(trip, key: key)
+            let servedAfter = trip.servingVehicleKey
+            if servedBefore != servedAfter {
+                if let servedBefore { served[servedBefore]?.remove(key) }
+                if let servedAfter { served[servedAfter, default: []].insert(key) }
+            }
+            refreshView(key, at: envelope.recordedAt)
+        case .vehicle(let provider, let vehicleId, let event):
+            let key = JourneyViewVehicle.key(provider: provider, vehicleId: vehicleId)
+            var vehicle = vehicles[key] ?? JourneyViewVehicle()
+            vehicle.apply(event)
+            if vehicles[key] != vehicle {
+                vehicles[key] = vehicle
+                pending[Address(collection: Self.stateCollection, key: key)] = Self.encode(vehicle)
+            }
+            for tripKey in (served[key] ?? []).sorted() {
+                guard var trip = trips[tripKey] else { continue }
+                trip.observe(envelope.recordedAt)
+                store(trip, key: tripKey)
+                refreshView(tripKey, at: envelope.recordedAt)
+            }
+        }
+    }
+
+    package mutating func drainChanges() -> [DocumentChange] {
+        let changes = pending.keys.sorted().map { address in
+            DocumentChange(collection: address.collection, key: address.key, document: pending[address] ?? nil)
+        }
+        pending = [:]
+        return changes
+    }
+
+    /// The current view document of a trip, if it has one (for queries and tests).
+    package func view(provider: String, tripId: String) -> JSONValue? {
+        views[JourneyViewTrip.key(provider: provider, tripId: tripId)]?.document
+    }
+
+    /// Keeps a trip's state and queues its document when it changed.
+    private mutating func store(_ trip: JourneyViewTrip, key: String) {
+        guard trips[key] != trip else { return }
+        trips[key] = trip
+        pending[Address(collection: Self.stateCollection, key: key)] = Self.encode(trip)
+    }
+
+    /// Re-renders a trip's view; a changed view gets the next version, stamped `at`.
+    private mutating func refreshView(_ key: String, at time: Timestamp) {
+        guard let trip = trips[key], trip.trip.exists else { return }
+        let vehicle = trip.servingVehicleKey.flatMap { vehicles[$0] }
+        let previous = views[key]
+        let content = JourneyViewRenderer.content(trip: trip, vehicle: vehicle, previous: previous?.content)
+        guard previous?.content != content else { return }
+        let view = View(version: (previous?.version ?? 0) + 1, updateTime: time, content: content)
+        views[key] = view
+        pending[Address(collection: Self.viewsCollection, key: key)] = view.document
+    }
+
+    /// State as JSON with sorted keys, so equal states give equal bytes.
+    private static func encode(_ value: some Encodable) -> JSONValue? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return try JSONValue(encoding: value, using: encoder)
+        } catch {
+            preconditionFailure("journey view state must encode as JSON: \(error)")
+        }
+    }
+
+    /// State from its document; nil when the document is not one (it is then ignored).
+    private static func decode<T: Decodable>(_ type: T.Type, from document: JSONValue) -> T? {
+        do {
+            return try document.decode(type)
+        } catch {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import Geo
+import JSON
+import Journey
+
+/// Per trip, the planned route against the driven one, for pricing disputes and audits.
+///
+/// Documents: `audits` / `providers/P/trips/T` (rendered by `auditDocument`) and `audit_states`
+/// (same key, the internal record, so `load` restores exactly what a fresh fold has). Sources:
+/// the trip's own events (stops, plans, token execution, statuses) and, for the driven path and
+/// off-route episodes, the events of the vehicle serving it: accepted location reports list the
+/// trips the vehicle serves (`currentTripIds`), stale and backlog reports are not driven path.
+/// Times are the events' `recordedAt`, except the provider-reported ones they carry.
+package struct RouteAuditProjection: ReadModelProjection, Equatable {
+    package static let name = "route_audit"
+    /// Public audit documents.
+    package static let auditsCollection = "audits"
+    /// Internal audit records.
+    package static let auditStatesCollection = "audit_states"
+    /// The most points the driven polyline keeps before it is thinned.
+    package static let maximumDrivenPoints = 1000
+    /// A plan destination this close to a stop (meters) is that stop.
+    static let stopMatchMeters = 25.0
+
+    /// Records by key `providers/P/trips/T`.
+    var audits: [String: AuditRecord] = [:]
+    /// Keys whose documents changed since the last drain.
+    var dirty: Set<String> = []
+
+    package init() {}
+
+    package mutating func load(_ documents: [DocumentChange]) {
+        self = RouteAuditProjection()
+        let decoder = JSONDecoder()
+        for change in documents where change.collection == Self.auditStatesCollection {
+            if let document = change.document, let record = try? document.decode(AuditRecord.self, using: decoder) {
+                audits[change.key] = record
+            }
+        }
+    }
+
+    package mutating func apply(_ envelope: EventEnvelope) {
+        let at = envelope.recordedAt
+        switch envelope.event {
+        case .trip(let provider, let tripId, let event):
+            let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
+            if case .created(let created) = event {
+                guard audits[key] == nil else { return }
+                audits[key] = AuditRecord(provider: provider, created: created, at: at)
+                dirty.insert(key)
+                return
+            }
+            guard var record = audits[key] else { return }
+            Self.applyTrip(event, to: &record, at: at)
+            update(key, record)
+        case .vehicle(let provider, let vehicleId, let event):
+            applyVehicle(provider: provider, vehicleId: vehicleId, event, at: at)
+        }
+    }
+
+    package mutating func drainChanges() -> [DocumentChange] {
+        let keys = dirty.sorted()
+        dirty.removeAll()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var changes: [DocumentChange] = []
+        for key in keys {
+            guard let record = audits[key] else { continue }
+            changes.append(DocumentChange(collection: Self.auditsCollection, key: key, document: Self.auditDocument(key, record)))
+            let stored: JSONValue
+            do {
+                stored = try JSONValue(encoding: record, using: encoder)
+            } catch {
+                // Records hold only validated, finite values; a record that cannot be stored could not be restored.
+                preconditionFailure("route audit record is not encodable: \(error)")
+            }
+            changes.append(DocumentChange(collection: Self.auditStatesCollection, key: key, document: stored))
+        }
+        return changes.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
+    }
+
+    private mutating func update(_ key: String, _ record: AuditRecord) {
+        guard audits[key] != record else { return }
+        audits[key] = record
+        dirty.insert(key)
+    }
+
+    // MARK: Trip events
+
+    private static func applyTrip(_ event: Trip.Event, to record: inout AuditRecord, at: Timestamp) {
+        switch event {
+        case .created:
+            break
+        case .vehicleAssigned(let e):
+            record.vehicleId = e.vehicleId
+            if record.startedAt == nil { record.startedAt = at }
+        case .vehicleUnassigned:
+            record.vehicleId = nil
+        case .statusChanged(let e):
+            move(&record, from: e.from, to: e.to, index: e.intermediateDestinationIndex, at: at)
+        case .completed(let e):
+            move(&record, from: e.from, to: .complete, index: nil, at: at)
+            record.endedAt = at
+        case .canceled(let e):
+            move(&record, from: e.from, to: .canceled, index: nil, at: at)
+            record.endedAt = at
+        case .intermediateDestinationsChanged(let e):
+            let old = record.stops.filter { $0.waypointType == .intermediateDestination }
+            let intermediates = e.intermediateDestinations.enumerated().map { offset, location -> Stop in
+                if offset < old.count, Distance.meters(old[offset].point, location.point) <= stopMatchMeters { return old[offset] }
+                return Stop(waypointType: .intermediateDestination, index: offset, point: location.point)
+            }
+            record.stops = record.stops.filter { $0.waypointType == .pickup } + intermediates
+                + record.stops.filter { $0.waypointType == .dropOff }
+        case .dropoffPointSet(let e):
+            if let i = record.stops.firstIndex(where: { $0.waypointType == .dropOff }) {
+                record.stops[i].point = e.dropoff.point
+            } else {
+                record.stops.append(Stop(waypointType: .dropOff, point: e.dropoff.point))
+            }
+        case .actualLocationRecorded, .attributesSet, .routeDestinationAdvanced:
+            break
+        case .routePlanned(let e):
+            let planned = PlannedRoute(plannedAt: at, plan: e.plan)
+            if record.plan == nil { record.plan = planned } else { record.latestPlan = planned }
+            record.planCount += 1
+            record.tokenExecution = nil
+            schedule(&record, planned)
+        case .routeTokenExecutionReported(let e):
+            record.tokenExecution = TokenExecution(
+                status: e.status, tokenApplied: e.tokenApplied, reported: e.reported, effective: e.effective, reportedAt: at)
+        }
+    }
+
+    /// Records arrivals (ARRIVED_AT_*, COMPLETE) and departures (leaving an arrival status).
+    private static func move(_ record: inout AuditRecord, from: TripStatus, to: TripStatus, index: Int?, at: Timestamp) {
+        let current = record.intermediateIndex
+        let departed: Int?
+        switch from {
+        case .arrivedAtPickup: departed = record.stops.firstIndex { $0.waypointType == .pickup }
+        case .arrivedAtIntermediateDestination: departed = record.stops.firstIndex { $0.waypointType == .intermediateDestination && $0.index == current }
+        default: departed = nil
+        }
+        if let departed, record.stops[departed].departedAt == nil { record.stops[departed].departedAt = at }
+        if let index { record.intermediateIndex = index }
+        let arrived: Int?
+        switch to {
+        case .arrivedAtPickup: arrived = record.stops.firstIndex { $0.waypointType == .pickup }
+        case .arrivedAtIntermediateDestination:
+            arrived = record.stops.firstIndex { $0.waypointType == .intermediateDestination && $0.index == record.intermediateIndex }
+        case .complete: arrived = record.stops.firstIndex { $0.waypointType == .dropOff }
+        default: arrived = nil
+        }
+        if let arrived, record.stops[arrived].actualArrival == nil { record.stops[arrived].actualArrival = at }
+        record.status = to
+    }
+
+    /// Sets planned arrivals of the stops not yet reached from a plan: plan time plus the
+    /// durations of the legs up to the destination matching each stop (in order, within 25 m).
+    private static func schedule(_ record: inout AuditRecord, _ planned: PlannedRoute) {
+        var clock: Timestamp? = planned.plannedAt
+        var nextStop = 0
+        for (j, destination) in planned.plan.destinations.enumerated() {
+            clock = clock.flatMap { c in planned.plan.legs[j].durationSeconds.map { c.adding(seconds: Double($0)) } }
+            guard let i = record.stops.indices.dropFirst(nextStop).first(where: {
+                record.stops[$0].actualArrival == nil && Distance.meters(record.stops[$0].point, destination.point) <= stopMatchMeters
+            }) else { continue }
+            record.stops[i].plannedArrival = clock
+            nextStop = i + 1
+        }
+    }
+
+    // MARK: Vehicle events
+
+    private mutating func applyVehicle(provider: String, vehicleId: String, _ event: Vehicle.Event, at: Timestamp) {
+        switch event {
+        case .locationReported(let e):
+            for tripId in e.currentTripIds {
+                let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
+                guard var record = audits[key], record.vehicleId == vehicleId, !record.status.isTerminal else { continue }
+                record.driven.append(e.location.location, at: at, maximumPoints: Self.maximumDrivenPoints)
+                if e.followedTripId == tripId, let deviation = e.routeDeviationMeters,
+                   let open = record.episodes.indices.last, record.episodes[open].endedAt == nil {
+                    record.episodes[open].maxDeviationMeters = max(record.episodes[open].maxDeviationMeters, deviation)
+                }
+                update(key, record)
+            }
+        case .wentOffRoute(let e):
+            modify(provider, e.tripId) { record in
+                guard record.episodes.last.map({ $0.endedAt != nil }) ?? true else { return }
+                record.episodes.append(OffRouteEpisode(
+                    startedAt: at, startLocation: e.location, thresholdMeters: e.thresholdMeters, maxDeviationMeters: e.deviationMeters))
+            }
+        case .rejoinedRoute(let e):
+            modify(provider, e.tripId) { Self.close(&$0, at: at, location: e.location, resolution: "REJOINED") }
+        case .rerouted(let e):
+            modify(provider, e.tripId) { Self.close(&$0, at: at, location: nil, resolution: "REROUTED") }
+        case .routeFollowed(let e):
+            modify(provider, e.tripId) { Self.close(&$0, at: at, location: nil, resolution: "ROUTE_REPLACED") }
+        case .tripReleased(let e):
+            modify(provider, e.tripId) { Self.close(&$0, at: at, location: nil, resolution: "TRIP_RELEASED") }
+        default:
+            break
+        }
+    }
+
+    private mutating func modify(_ provider: String, _ tripId: String, _ change: (inout AuditRecord) -> Void) {
+        let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
+        guard var record = audits[key] else { return }
+        change(&record)
+        update(key, record)
+    }
+
+    private static func close(_ record: inout AuditRecord, at: Timestamp, location: LatLng?, resolution: String) {
+        guard let open = record.episodes.indices.last, record.episodes[open].endedAt == nil else { return }
+        record.episodes[open].endedAt = at
+        record.episodes[open].endLocation = location ?? record.driven.last
+        record.episodes[open].resolution = resolution
+    }
+}

@@ -1,0 +1,114 @@
+import EventStore
+import Foundation
+import Postgres
+import Projections
+
+/// `waymark rebuild [--projection NAME]` and `waymark verify-projections [--projection NAME]`.
+enum ProjectionCommands {
+    /// Rebuilds one or every projection from position zero into fresh tables, swapped in atomically.
+    static func rebuild(_ arguments: [String], environment: [String: String]) async throws {
+        let (settings, flags) = try parse(arguments, environment)
+        let logger = Logger(label: "waymark.rebuild", minimum: settings.logLevel)
+        let database = try Database.open(settings, logger: logger)
+        defer { database.close(logger: logger) }
+        try database.migrate(logger: logger)
+        let store = EventStore(.init(conninfo: database.url, listen: false))
+        let total = try await Blocking.count(database.url)
+        for (name, make) in try selected(flags) {
+            let progress = Progress(label: "rebuild \(name)", total: total, logger: logger)
+            let report = try await Rebuilder.rebuild(store: store, conninfo: database.url, make: make) { progress.update($0) }
+            progress.finish()
+            logger.info("rebuilt \(name): \(report.events) events, \(report.documents) documents in \(String(format: "%.2f", report.seconds)) s (\(Int(Double(report.events) / max(report.seconds, 0.001))) events/s)")
+        }
+        await store.shutdown()
+    }
+
+    /// Rebuilds in memory and compares with the live tables; exit status 1 on any difference.
+    static func verify(_ arguments: [String], environment: [String: String]) async throws {
+        let (settings, flags) = try parse(arguments, environment)
+        let logger = Logger(label: "waymark.verify-projections", minimum: settings.logLevel)
+        let database = try Database.open(settings, logger: logger)
+        defer { database.close(logger: logger) }
+        try database.migrate(logger: logger)
+        let store = EventStore(.init(conninfo: database.url, listen: false))
+        var failed = false
+        for (name, make) in try selected(flags) {
+            let differences = try await Rebuilder.verify(store: store, conninfo: database.url, make: make)
+            for difference in differences { printOut(difference) }
+            if differences.isEmpty {
+                logger.info("projection \(name): live model equals a rebuild")
+            } else {
+                logger.error("projection \(name): \(differences.count) documents differ from a rebuild")
+                failed = true
+            }
+        }
+        await store.shutdown()
+        if failed {
+            database.close(logger: logger)
+            exit(1)
+        }
+    }
+
+    private static func parse(_ arguments: [String], _ environment: [String: String]) throws -> (Settings, Flags) {
+        let flags = try Flags(arguments)
+        return (try Settings.load(environment, flags: flags), flags)
+    }
+
+    private static func selected(_ flags: Flags) throws -> [(String, @Sendable () -> any Projector)] {
+        if let name = flags.value("projection") {
+            do { return [(name, try ProjectionCatalog.named(name))] } catch { throw UsageError(error.message) }
+        }
+        return ProjectionCatalog.all.map { ($0.name, $0.make) }
+    }
+}
+
+/// A progress bar with events/s and ETA on a terminal; a log line every few seconds otherwise.
+final class Progress: @unchecked Sendable {
+    // @unchecked: updated from one task at a time (the rebuild loop), read nowhere else.
+    private let label: String
+    private let total: Int
+    private let logger: Logger
+    private let started = Date()
+    private var lastPrint = Date.distantPast
+    private let terminal = isatty(STDERR_FILENO) == 1
+    private var done = 0
+
+    init(label: String, total: Int, logger: Logger) {
+        self.label = label
+        self.total = max(total, 1)
+        self.logger = logger
+    }
+
+    func update(_ count: Int) {
+        done = count
+        let now = Date()
+        guard now.timeIntervalSince(lastPrint) >= (terminal ? 0.2 : 5) else { return }
+        lastPrint = now
+        let elapsed = max(now.timeIntervalSince(started), 0.001)
+        let rate = Double(count) / elapsed
+        let remaining = rate > 0 ? Double(max(total - count, 0)) / rate : 0
+        let fraction = min(1, Double(count) / Double(total))
+        if terminal {
+            let width = 30, filled = Int(fraction * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+            FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3d%% %d events %.0f events/s ETA %.0fs ", label, bar, Int(fraction * 100), count, rate, remaining).utf8))
+        } else {
+            logger.info(String(format: "%@: %d of ~%d events, %.0f events/s, ETA %.0f s", label, count, total, rate, remaining))
+        }
+    }
+
+    func finish() {
+        if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+/// Small blocking helpers for commands.
+enum Blocking {
+    /// The number of events stored (for progress estimates).
+    static func count(_ url: String) async throws -> Int {
+        let pool = ConnectionPool(.init(conninfo: url, size: 1, name: "count"))
+        let count = try await pool.query("SELECT count(*) FROM events").first?.int64(0) ?? 0
+        await pool.shutdown()
+        return Int(count)
+    }
+}
