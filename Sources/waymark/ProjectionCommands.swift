@@ -8,13 +8,14 @@ enum ProjectionCommands {
     /// Rebuilds one or every projection from position zero into fresh tables, swapped in atomically.
     static func rebuild(_ arguments: [String], environment: [String: String]) async throws {
         let (settings, flags) = try parse(arguments, environment)
+        let chosen = try selected(flags)
         let logger = Logger(label: "waymark.rebuild", minimum: settings.logLevel)
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         try database.migrate(logger: logger)
         let store = EventStore(.init(conninfo: database.url, listen: false))
         let total = try await Blocking.count(database.url)
-        for (name, make) in try selected(flags) {
+        for (name, make) in chosen {
             let progress = Progress(label: "rebuild \(name)", total: total, logger: logger)
             let report = try await Rebuilder.rebuild(store: store, conninfo: database.url, make: make) { progress.update($0) }
             progress.finish()
@@ -26,13 +27,14 @@ enum ProjectionCommands {
     /// Rebuilds in memory and compares with the live tables; exit status 1 on any difference.
     static func verify(_ arguments: [String], environment: [String: String]) async throws {
         let (settings, flags) = try parse(arguments, environment)
+        let chosen = try selected(flags)
         let logger = Logger(label: "waymark.verify-projections", minimum: settings.logLevel)
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         try database.migrate(logger: logger)
         let store = EventStore(.init(conninfo: database.url, listen: false))
         var failed = false
-        for (name, make) in try selected(flags) {
+        for (name, make) in chosen {
             let differences = try await Rebuilder.verify(store: store, conninfo: database.url, make: make)
             for difference in differences { printOut(difference) }
             if differences.isEmpty {

@@ -51,6 +51,34 @@ import TestSupport
         #expect(result.stderr.contains("could not connect to PostgreSQL"))
     }
 
+    @Test func rebuildAndVerifyProjectionsSucceedOnAFreshDatabase() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let rebuild = try await WaymarkBinary.run(["rebuild"], environment: ["DATABASE_URL": url])
+            #expect(rebuild.status == 0, "\(rebuild.stderr)")
+            #expect(rebuild.stderr.contains("rebuilt journey: 0 events") && rebuild.stderr.contains("rebuilt route_audit"))
+            let verify = try await WaymarkBinary.run(["verify-projections", "--projection", "fleet"], environment: ["DATABASE_URL": url])
+            #expect(verify.status == 0, "\(verify.stderr)")
+            #expect(verify.stderr.contains("projection fleet: live model equals a rebuild"))
+        }
+    }
+
+    @Test func verifyProjectionsExitsOneAndPrintsTheDifferenceWhenAReadModelWasTamperedWith() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await Blocking.run {
+                try Connection(conninfo: url).execute(#"INSERT INTO rm_journey VALUES ('views', 'providers/x/trips/ghost', '{"name": "ghost"}')"#)
+            }
+            let verify = try await WaymarkBinary.run(["verify-projections", "--projection", "journey"], environment: ["DATABASE_URL": url])
+            #expect(verify.status == 1)
+            #expect(verify.stdout.contains("rm_journey views providers/x/trips/ghost: in the live model, not in the rebuild"))
+        }
+    }
+
+    @Test func anUnknownProjectionNameIsAUsageErrorListingTheKnownOnes() async throws {
+        let result = try await WaymarkBinary.run(["rebuild", "--projection", "nope"], environment: ["DATABASE_URL": "postgresql:///x?host=/nonexistent-wm"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no projection named \"nope\"; known: journey, fleet, route_audit"))
+    }
+
     @Test func serveRunsTheStoreSaysTheHTTPAPIIsNotThereYetAndStopsCleanlyOnSIGTERM() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("wm-serve-\(UUID().uuidString).log")
