@@ -432,24 +432,39 @@ struct GroupPlan {
     }
 
     /// One statement inserting every row into `events` and `event_ids`, returning (event_id, global_position).
+    ///
+    /// `data` and `metadata` travel as one JSON array each, split by `jsonb_array_elements`: one
+    /// jsonb parse per batch, instead of a `jsonb[]` literal whose every quote must be escaped and
+    /// unescaped again.
     func insertStatement() -> Statement {
         var categories: [String?] = [], streams: [String?] = [], versions: [Int64] = [], ids: [String?] = []
-        var types: [String?] = [], data: [String?] = [], metadata: [String?] = [], hashes: [String?] = [], payloadHashes: [String?] = []
-        for row in rows {
+        var types: [String?] = [], hashes: [String?] = [], payloadHashes: [String?] = []
+        var data: [UInt8] = [UInt8(ascii: "[")], metadata: [UInt8] = [UInt8(ascii: "[")]
+        data.reserveCapacity(rows.reduce(2) { $0 + $1.event.dataText.utf8.count + 1 })
+        for (index, row) in rows.enumerated() {
             categories.append(row.category)
             streams.append(row.streamId)
             versions.append(row.version)
             ids.append(row.event.id.uuidString)
             types.append(row.event.type)
-            data.append(row.event.dataText)
-            metadata.append(row.event.metadataText)
             hashes.append(PostgresText.hexBytea(row.hash))
             payloadHashes.append(PostgresText.hexBytea(row.event.payloadHash))
+            if index > 0 {
+                data.append(UInt8(ascii: ","))
+                metadata.append(UInt8(ascii: ","))
+            }
+            data.append(contentsOf: row.event.dataText.utf8)
+            metadata.append(contentsOf: row.event.metadataText.utf8)
         }
+        data.append(UInt8(ascii: "]"))
+        metadata.append(UInt8(ascii: "]"))
         return Statement("""
             WITH input AS (
-                SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8::bytea[], $9::bytea[])
-                    WITH ORDINALITY AS u(category, stream_id, stream_version, event_id, event_type, data, metadata, hash, payload_hash, ord)
+                SELECT u.*, d.value AS data, m.value AS metadata
+                FROM unnest($1::text[], $2::text[], $3::bigint[], $4::uuid[], $5::text[], $8::bytea[], $9::bytea[])
+                    WITH ORDINALITY AS u(category, stream_id, stream_version, event_id, event_type, hash, payload_hash, ord)
+                JOIN jsonb_array_elements($6::jsonb) WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
+                JOIN jsonb_array_elements($7::jsonb) WITH ORDINALITY AS m(value, ord) ON m.ord = u.ord
             ), inserted AS (
                 INSERT INTO events (category, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at, hash)
                 SELECT category, stream_id, stream_version, event_id, event_type, data, metadata, $10::timestamptz, hash
@@ -461,8 +476,8 @@ struct GroupPlan {
             FROM inserted JOIN input ON input.event_id = inserted.event_id
             RETURNING event_id, global_position
             """, [PostgresText.arrayLiteral(categories), PostgresText.arrayLiteral(streams), PostgresText.arrayLiteral(versions),
-                  PostgresText.arrayLiteral(ids), PostgresText.arrayLiteral(types), PostgresText.arrayLiteral(data),
-                  PostgresText.arrayLiteral(metadata), PostgresText.arrayLiteral(hashes), PostgresText.arrayLiteral(payloadHashes),
+                  PostgresText.arrayLiteral(ids), PostgresText.arrayLiteral(types), String(decoding: data, as: UTF8.self),
+                  String(decoding: metadata, as: UTF8.self), PostgresText.arrayLiteral(hashes), PostgresText.arrayLiteral(payloadHashes),
                   PostgresText.timestamp(microseconds: recordedAtMicros)])
     }
 }

@@ -347,7 +347,10 @@ private struct ParameterBuffer {
                 continue
             }
             offsets.append(bytes.count)
-            for byte in parameter.utf8 { bytes.append(CChar(bitPattern: byte)) }
+            var text = parameter
+            text.withUTF8 { utf8 in
+                utf8.withMemoryRebound(to: CChar.self) { bytes.append(contentsOf: $0) }
+            }
             bytes.append(0)
         }
     }

@@ -44,6 +44,31 @@ package enum PostgresText {
         }
     }
 
+    /// Parses the 8-4-4-4-12 hex form of a UUID without going through `sscanf` (it is on the
+    /// append path once per event); nil for anything else.
+    package static func parseUUID(_ text: String) -> UUID? {
+        var text = text
+        return text.withUTF8 { utf8 -> UUID? in
+            guard utf8.count == 36 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: 16)
+            var out = 0
+            var i = 0
+            while i < 36 {
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    guard utf8[i] == UInt8(ascii: "-") else { return nil }
+                    i += 1
+                    continue
+                }
+                guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else { return nil }
+                bytes[out] = hi << 4 | lo
+                out += 1
+                i += 2
+            }
+            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        }
+    }
+
     /// An array literal (`{"a","b",NULL}`) for a `text[]`-like parameter; every element is quoted and
     /// `"` and `\` are escaped, so any string (JSON included) survives.
     package static func arrayLiteral(_ elements: [String?]) -> String {

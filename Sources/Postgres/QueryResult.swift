@@ -59,10 +59,10 @@ package struct Row: Sendable {
         return bytes
     }
 
-    /// A `uuid` column.
+    /// A `uuid` column (PostgreSQL prints the canonical 8-4-4-4-12 lowercase form).
     package func uuid(_ index: Int) throws(PostgresError) -> UUID {
         let text = try string(index)
-        guard let value = UUID(uuidString: text) else { throw PostgresError(.protocolViolation, "column \(index) is not a uuid") }
+        guard let value = PostgresText.parseUUID(text) else { throw PostgresError(.protocolViolation, "column \(index) is not a uuid") }
         return value
     }
 }

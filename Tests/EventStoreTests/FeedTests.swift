@@ -122,6 +122,11 @@ import TestSupport
             #expect(rolledBack.count > 0, "the workload must include rollbacks to prove anything")
             var lastVersion: [String: Int64] = [:]
             var lastFeed = FeedPosition.start
+            for (index, event) in events.enumerated() where index > 0 && event.feedPosition <= events[index - 1].feedPosition {
+                let around = events[max(0, index - 3)..<min(events.count, index + 3)]
+                    .map { "\($0.feedPosition) \($0.streamId) v\($0.streamVersion) \($0.id.uuidString.prefix(8))" }
+                Issue.record("feed went backwards at \(index): \(around.joined(separator: " | "))")
+            }
             for event in events {
                 #expect(event.streamVersion > lastVersion[event.streamId, default: 0], "per-stream order in \(event.streamId)")
                 lastVersion[event.streamId] = event.streamVersion

@@ -169,3 +169,15 @@ func waitUntil(seconds: Double = 10, _ condition: @Sendable () -> Bool) async th
 }
 
 import Synchronization
+
+@Suite struct PostgresTextTests {
+    @Test func uuidParsingAcceptsTheCanonicalFormInEitherCaseAndRejectsTheRest() {
+        let id = UUID()
+        #expect(PostgresText.parseUUID(id.uuidString.lowercased()) == id)
+        #expect(PostgresText.parseUUID(id.uuidString) == id)
+        for bad in ["", "not-a-uuid", String(id.uuidString.dropLast()), id.uuidString.replacingOccurrences(of: "-", with: ""),
+                    id.uuidString.replacingOccurrences(of: "-", with: "x"), "g" + id.uuidString.dropFirst()] {
+            #expect(PostgresText.parseUUID(bad) == nil, "\(bad)")
+        }
+    }
+}
