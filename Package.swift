@@ -23,6 +23,7 @@ let package = Package(
         .target(name: "Geo", swiftSettings: settings),
         .target(name: "Journey", dependencies: ["Geo"], swiftSettings: settings),
         .target(name: "ReadModels", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
+        .target(name: "Simulator", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
 
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
@@ -35,7 +36,7 @@ let package = Package(
 
         .executableTarget(
             name: "waymark",
-            dependencies: ["EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing"],
+            dependencies: ["EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator"],
             swiftSettings: settings
         ),
 
@@ -47,7 +48,8 @@ let package = Package(
         .testTarget(name: "ReadModelsTests", dependencies: ["ReadModels", "Journey", "Geo", "JSON"], swiftSettings: settings),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres"], swiftSettings: settings),
     ]

@@ -11,6 +11,7 @@ import Schema
 /// migrates it, and runs the raw COPY ceiling, batched appends and single-event appends one
 /// after another. Figures are reported as ratios to the ceiling of the same run, because this
 /// machine is shared and noisy. The scratch database is dropped afterwards unless `--keep`.
+/// `bench rebuild [--events N]` does the same for projection rebuilds (see `BenchRebuild`).
 enum BenchCommand {
     static let databaseName = "waymark_bench"
     /// The concurrency levels of the batched case (1 shows the cost of one group at a time).
@@ -19,10 +20,11 @@ enum BenchCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
-        guard flags.positional == ["append"] else {
-            throw UsageError("bench needs exactly one benchmark name: append")
+        guard flags.positional == ["append"] || flags.positional == ["rebuild"] else {
+            throw UsageError("bench needs exactly one benchmark name: append or rebuild")
         }
-        let events = try flags.int("events", default: 200_000)
+        let rebuild = flags.positional == ["rebuild"]
+        let events = try flags.int("events", default: rebuild ? 1_000_000 : 200_000)
         let seconds = try flags.int("seconds", default: 5)
         let formatText = flags.value("format") ?? "text"
         guard let format = BenchTable.Format(rawValue: formatText) else {
@@ -34,19 +36,21 @@ enum BenchCommand {
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
+        let scratch = rebuild ? BenchRebuild.databaseName : databaseName
         do {
-            try await recreate(admin: admin)
-            let url = try benchURL(database.url)
+            try await recreate(admin: admin, name: scratch)
+            let url = try benchURL(database.url, database: scratch)
             let outcome: Result<BenchTable, any Error>
             do {
-                outcome = .success(try await runAppend(url: url, events: events, seconds: seconds, logger: logger))
+                outcome = .success(rebuild ? try await BenchRebuild(events: events, url: url, logger: logger).run()
+                                           : try await runAppend(url: url, events: events, seconds: seconds, logger: logger))
             } catch {
                 outcome = .failure(error)
             }
             if flags.switches.contains("keep") {
-                logger.info("kept scratch database \(databaseName)")
+                logger.info("kept scratch database \(scratch)")
             } else {
-                try await admin.query("DROP DATABASE IF EXISTS \(Connection.quoteIdentifier(databaseName)) WITH (FORCE)")
+                try await admin.query("DROP DATABASE IF EXISTS \(Connection.quoteIdentifier(scratch)) WITH (FORCE)")
             }
             printOut(try outcome.get().render(format))
         } catch {
@@ -57,22 +61,22 @@ enum BenchCommand {
     }
 
     /// Drops and creates the scratch database.
-    private static func recreate(admin: ConnectionPool) async throws {
-        let name = Connection.quoteIdentifier(databaseName)
+    private static func recreate(admin: ConnectionPool, name database: String) async throws {
+        let name = Connection.quoteIdentifier(database)
         try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         try await admin.query("CREATE DATABASE \(name)")
     }
 
     /// The connection string of the scratch database: `url` with its database replaced.
-    static func benchURL(_ url: String) throws -> String {
+    static func benchURL(_ url: String, database: String = databaseName) throws -> String {
         guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
-            return url + " dbname=" + databaseName  // keyword/value form: a later keyword wins
+            return url + " dbname=" + database  // keyword/value form: a later keyword wins
         }
         guard var components = URLComponents(string: url) else {
             throw UsageError("DATABASE_URL must be a libpq URL (postgresql://...) or key=value string")
         }
-        components.path = "/" + databaseName
-        guard let rewritten = components.string else { throw UsageError("DATABASE_URL could not be rewritten for \(databaseName)") }
+        components.path = "/" + database
+        guard let rewritten = components.string else { throw UsageError("DATABASE_URL could not be rewritten for \(database)") }
         return rewritten
     }
 
