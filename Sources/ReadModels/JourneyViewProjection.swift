@@ -58,7 +58,10 @@ package struct JourneyViewProjection: ReadModelProjection {
     private var views: [String: View] = [:]
     /// Vehicle key → keys of the trips it serves; derived from `trips`.
     private var served: [String: Set<String>] = [:]
+    /// View documents changed since the last drain (rendered when they changed).
     private var pending: [Address: JSONValue?] = [:]
+    /// Keys of trip and vehicle states changed since the last drain; encoded once, at drain time.
+    private var dirtyStates: Set<String> = []
 
     package init() {}
 
@@ -68,6 +71,7 @@ package struct JourneyViewProjection: ReadModelProjection {
         views = [:]
         served = [:]
         pending = [:]
+        dirtyStates = []
         for change in documents {
             guard let document = change.document else { continue }
             switch change.collection {
@@ -113,7 +117,7 @@ package struct JourneyViewProjection: ReadModelProjection {
             vehicle.apply(event)
             if vehicles[key] != vehicle {
                 vehicles[key] = vehicle
-                pending[Address(collection: Self.stateCollection, key: key)] = Self.encode(vehicle)
+                dirtyStates.insert(key)
             }
             for tripKey in (served[key] ?? []).sorted() {
                 guard var trip = trips[tripKey] else { continue }
@@ -125,6 +129,11 @@ package struct JourneyViewProjection: ReadModelProjection {
     }
 
     package mutating func drainChanges() -> [DocumentChange] {
+        for key in dirtyStates {
+            let state: JSONValue? = trips[key].map { Self.encode($0) } ?? vehicles[key].map { Self.encode($0) } ?? nil
+            pending[Address(collection: Self.stateCollection, key: key)] = state
+        }
+        dirtyStates = []
         let changes = pending.keys.sorted().map { address in
             DocumentChange(collection: address.collection, key: address.key, document: pending[address] ?? nil)
         }
@@ -141,7 +150,7 @@ package struct JourneyViewProjection: ReadModelProjection {
     private mutating func store(_ trip: JourneyViewTrip, key: String) {
         guard trips[key] != trip else { return }
         trips[key] = trip
-        pending[Address(collection: Self.stateCollection, key: key)] = Self.encode(trip)
+        dirtyStates.insert(key)
     }
 
     /// Re-renders a trip's view; a changed view gets the next version, stamped `at`.
