@@ -29,6 +29,7 @@ run: release
 ## Benchmarks, measured side by side in one run (see BENCHMARKS.md).
 bench: release
 	$(RELEASE_BIN) bench append
+	$(RELEASE_BIN) bench rebuild
 
 ## Manage the embedded cluster used by `make run`.
 db-start: build
