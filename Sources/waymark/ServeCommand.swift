@@ -29,12 +29,14 @@ enum ServeCommand {
             }
             for runner in runners { runner.start() }
             let reporter = Task {
-                var last: [String: Int64] = [:]
+                // Give the runners a moment to take ownership, then log whenever progress or ownership changes.
+                try? await Task.sleep(for: .milliseconds(500))
+                var last: [String: (Int64, Bool)] = [:]
                 while !Task.isCancelled {
                     for runner in runners {
                         let status = runner.status
-                        guard last[runner.name] != status.eventsApplied || last[runner.name] == nil else { continue }
-                        last[runner.name] = status.eventsApplied
+                        if let seen = last[runner.name], seen == (status.eventsApplied, status.isOwner) { continue }
+                        last[runner.name] = (status.eventsApplied, status.isOwner)
                         let role = status.isOwner ? "owner" : "standby"
                         logger.info("projection \(runner.name) (\(role)): \(status.eventsApplied) events applied, lag \(String(format: "%.3f", status.lagSeconds)) s",
                                     [LogKey.feedPosition: status.checkpoint.description])
