@@ -7,45 +7,58 @@ import Projections
 enum ProjectionCommands {
     /// Rebuilds one or every projection from position zero into fresh tables, swapped in atomically.
     static func rebuild(_ arguments: [String], environment: [String: String]) async throws {
-        let (settings, flags) = try parse(arguments, environment)
-        let chosen = try selected(flags)
-        let logger = Logger(label: "waymark.rebuild", minimum: settings.logLevel)
-        let database = try Database.open(settings, logger: logger)
-        defer { database.close(logger: logger) }
-        try database.migrate(logger: logger)
-        let store = EventStore(.init(conninfo: database.url, listen: false))
-        let total = try await Blocking.count(database.url)
-        for (name, make) in chosen {
-            let progress = Progress(label: "rebuild \(name)", total: total, logger: logger)
-            let report = try await Rebuilder.rebuild(store: store, conninfo: database.url, make: make) { progress.update($0) }
-            progress.finish()
-            logger.info("rebuilt \(name): \(report.events) events, \(report.documents) documents in \(String(format: "%.2f", report.seconds)) s (\(Int(Double(report.events) / max(report.seconds, 0.001))) events/s)")
+        try await withStore(arguments, environment, label: "waymark.rebuild") { store, url, chosen, logger in
+            let total = Int(try await store.pool.query("SELECT count(*) FROM events").first?.int64(0) ?? 0)
+            for (name, make) in chosen {
+                let progress = Progress(label: "rebuild \(name)", total: total, logger: logger)
+                let report = try await Rebuilder.rebuild(store: store, conninfo: url, make: make) { progress.update($0) }
+                progress.finish()
+                logger.info("rebuilt \(name): \(report.events) events, \(report.documents) documents in \(String(format: "%.2f", report.seconds)) s (\(Int(Double(report.events) / max(report.seconds, 0.001))) events/s)")
+            }
+            return true
         }
-        await store.shutdown()
     }
 
     /// Rebuilds in memory and compares with the live tables; exit status 1 on any difference.
     static func verify(_ arguments: [String], environment: [String: String]) async throws {
+        try await withStore(arguments, environment, label: "waymark.verify-projections") { store, url, chosen, logger in
+            var identical = true
+            for (name, make) in chosen {
+                let differences = try await Rebuilder.verify(store: store, conninfo: url, make: make)
+                for difference in differences { printOut(difference) }
+                if differences.isEmpty {
+                    logger.info("projection \(name): live model equals a rebuild")
+                } else {
+                    logger.error("projection \(name): \(differences.count) documents differ from a rebuild")
+                    identical = false
+                }
+            }
+            return identical
+        }
+    }
+
+    /// Validates the projection names, opens and migrates the database, runs `body` with a store,
+    /// then shuts everything down; exits with status 1 when `body` returns false.
+    private static func withStore(
+        _ arguments: [String], _ environment: [String: String], label: String,
+        _ body: (EventStore, String, [(String, @Sendable () -> any Projector)], Logger) async throws -> Bool
+    ) async throws {
         let (settings, flags) = try parse(arguments, environment)
         let chosen = try selected(flags)
-        let logger = Logger(label: "waymark.verify-projections", minimum: settings.logLevel)
+        let logger = Logger(label: label, minimum: settings.logLevel)
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         try database.migrate(logger: logger)
         let store = EventStore(.init(conninfo: database.url, listen: false))
-        var failed = false
-        for (name, make) in chosen {
-            let differences = try await Rebuilder.verify(store: store, conninfo: database.url, make: make)
-            for difference in differences { printOut(difference) }
-            if differences.isEmpty {
-                logger.info("projection \(name): live model equals a rebuild")
-            } else {
-                logger.error("projection \(name): \(differences.count) documents differ from a rebuild")
-                failed = true
-            }
+        let succeeded: Bool
+        do {
+            succeeded = try await body(store, database.url, chosen, logger)
+        } catch {
+            await store.shutdown()
+            throw error
         }
         await store.shutdown()
-        if failed {
+        if !succeeded {
             database.close(logger: logger)
             exit(1)
         }
@@ -101,16 +114,5 @@ final class Progress: @unchecked Sendable {
 
     func finish() {
         if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
-    }
-}
-
-/// Small blocking helpers for commands.
-enum Blocking {
-    /// The number of events stored (for progress estimates).
-    static func count(_ url: String) async throws -> Int {
-        let pool = ConnectionPool(.init(conninfo: url, size: 1, name: "count"))
-        let count = try await pool.query("SELECT count(*) FROM events").first?.int64(0) ?? 0
-        await pool.shutdown()
-        return Int(count)
     }
 }
