@@ -144,21 +144,22 @@ final class CommitterWorker: @unchecked Sendable {
             Statement("COMMIT"),
         ]
         let written = try connection.pipeline(statements)
-        let positions = try Self.positions(from: written[2], expected: plan.rows.count)
-        heads.store(changed.mapValues { HeadCache.Head(version: $0.version, hash: $0.hash) })
-        statistics.committed(fastPath: true, events: plan.rows.count)
-        onCommit()
-        return decisions.map { $0.map { $0.resolve(positions: positions) } }
+        return try committed(plan, decisions, inserted: written[2], fastPath: true)
     }
 
-    private static func positions(from result: QueryResult, expected: Int) throws -> [UUID: Int64] {
+    /// After a commit: maps the insert's (event id, position) rows, remembers the new stream heads,
+    /// counts the group, wakes local feed readers, and resolves every append's result.
+    private func committed(_ plan: GroupPlan, _ decisions: [[Decision]], inserted: QueryResult, fastPath: Bool) throws -> [[Result<AppendResult, EventStoreError>]] {
         var positions: [UUID: Int64] = [:]
-        positions.reserveCapacity(expected)
-        for row in result.rows { positions[try row.uuid(0)] = try row.int64(1) }
-        guard positions.count == expected else {
-            throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(expected) events")
+        positions.reserveCapacity(plan.rows.count)
+        for row in inserted.rows { positions[try row.uuid(0)] = try row.int64(1) }
+        guard positions.count == plan.rows.count else {
+            throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(plan.rows.count) events")
         }
-        return positions
+        heads.store(plan.heads.filter(\.value.changed).mapValues { HeadCache.Head(version: $0.version, hash: $0.hash) })
+        statistics.committed(fastPath: fastPath, events: plan.rows.count)
+        onCommit()
+        return decisions.map { $0.map { $0.resolve(positions: positions) } }
     }
 
     private func commitOnce(_ units: [[PreparedAppend]]) throws -> [[Result<AppendResult, EventStoreError>]] {
@@ -235,11 +236,7 @@ final class CommitterWorker: @unchecked Sendable {
         round2.append(Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]))
         round2.append(Statement("COMMIT"))
         let written = try connection.pipeline(round2)
-        let positions = try Self.positions(from: written[round2.count - 3], expected: plan.rows.count)
-        self.heads.store(plan.heads.filter(\.value.changed).mapValues { HeadCache.Head(version: $0.version, hash: $0.hash) })
-        statistics.committed(fastPath: false, events: plan.rows.count)
-        onCommit()
-        return decisions.map { $0.map { $0.resolve(positions: positions) } }
+        return try committed(plan, decisions, inserted: written[round2.count - 3], fastPath: false)
     }
 
     private func ensurePartitions(for micros: Int64, on connection: Connection) throws {
