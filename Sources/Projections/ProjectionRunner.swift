@@ -37,6 +37,8 @@ package final class ProjectionRunner: Sendable {
         /// Seconds from the last applied event's recording to its batch's commit.
         package var lagSeconds: Double = 0
         package var batchesAbandoned = 0
+        /// Events the projector could not apply since this runner loaded it (undecodable payloads).
+        package var skippedEvents = 0
         package var lastError: String?
     }
 
@@ -168,6 +170,7 @@ package final class ProjectionRunner: Sendable {
                 $0.checkpoint = target
                 $0.eventsApplied = checkpoint.eventsApplied
                 $0.lagSeconds = max(0, lag)
+                $0.skippedEvents = projector.skippedEvents
                 $0.lastError = nil
             }
         }

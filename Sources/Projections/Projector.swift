@@ -15,12 +15,18 @@ package protocol Projector: Sendable {
     mutating func apply(_ event: RecordedEvent)
     /// Documents changed since the last call, each once, in a deterministic order.
     mutating func drainChanges() -> [DocumentChange]
+    /// Events of its own kind that it could not apply (so the runner can report them, never skip silently).
+    var skippedEvents: Int { get }
+}
+
+extension Projector {
+    package var skippedEvents: Int { 0 }
 }
 
 /// Runs a `ReadModelProjection` on stored events by decoding trip and vehicle streams.
 package struct ReadModelProjector<Model: ReadModelProjection>: Projector {
     package var model = Model()
-    /// Events of trip/vehicle streams whose payload did not decode (counted, logged by the runner).
+    /// Events of trip/vehicle streams whose payload did not decode (reported in the runner's status).
     package private(set) var undecodable = 0
 
     package init() {}
@@ -38,4 +44,6 @@ package struct ReadModelProjector<Model: ReadModelProjection>: Projector {
     }
 
     package mutating func drainChanges() -> [DocumentChange] { model.drainChanges() }
+
+    package var skippedEvents: Int { undecodable }
 }

@@ -41,6 +41,9 @@ enum ServeCommand {
                         logger.info("projection \(runner.name) (\(role)): \(status.eventsApplied) events applied, lag \(String(format: "%.3f", status.lagSeconds)) s",
                                     [LogKey.feedPosition: status.checkpoint.description])
                         if let error = status.lastError { logger.warning("projection \(runner.name): \(error)") }
+                        if status.skippedEvents > 0 {
+                            logger.warning("projection \(runner.name): \(status.skippedEvents) events could not be decoded and were not applied")
+                        }
                     }
                     try? await Task.sleep(for: .seconds(5))
                 }

@@ -187,3 +187,21 @@ func waitFor(_ what: String, seconds: Double = 30, _ condition: @Sendable () asy
         }
     }
 }
+
+@Suite(.timeLimit(.minutes(2))) struct SkippedEventTests {
+    @Test func anUndecodableTripEventIsCountedInTheRunnersStatusNotSilentlyDropped() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = EventStore(.init(conninfo: url, listen: true))
+            _ = try await store.append([EventData(id: UUID(), type: "TripCreated", data: ["not": "a trip"])],
+                                       to: "trip:acme/t-1", expectedVersion: .noStream)
+            _ = try await store.append([EventData(id: UUID(), type: "SomethingElse", data: ["n": 1])],
+                                       to: "other:acme/x", expectedVersion: .noStream)
+            let runner = ProjectionRunner(store: store, conninfo: url) { ReadModelProjector<JourneyViewProjection>() }
+            runner.start()
+            try await waitFor("both events passed") { runner.status.eventsApplied == 2 }
+            #expect(runner.status.skippedEvents == 1, "the malformed trip event is reported; the foreign stream is not one of ours")
+            await runner.stop()
+            await store.shutdown()
+        }
+    }
+}
