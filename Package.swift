@@ -43,14 +43,14 @@ let package = Package(
         // Tests.
         .target(name: "TestSupport", dependencies: ["Postgres", "Schema"], path: "Tests/TestSupport", swiftSettings: settings),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: settings),
-        .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: settings),
-        .testTarget(name: "JourneyTests", dependencies: ["Journey", "Geo"], swiftSettings: settings),
-        .testTarget(name: "ReadModelsTests", dependencies: ["ReadModels", "Journey", "Geo", "JSON"], swiftSettings: settings),
+        .testTarget(name: "GeoTests", dependencies: ["Geo", "Simulator"], swiftSettings: settings),
+        .testTarget(name: "JourneyTests", dependencies: ["Journey", "Geo", "Simulator"], swiftSettings: settings),
+        .testTarget(name: "ReadModelsTests", dependencies: ["ReadModels", "Journey", "Geo", "JSON", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON"], swiftSettings: settings),
-        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres"], swiftSettings: settings),
     ]
 )

@@ -37,7 +37,7 @@ package struct DomainWorkloadFlood: Sequence, Sendable {
         }
 
         private let total: Int
-        private var rng: DomainWorkloadRandom
+        private var rng: SeededRandom
         private var recorder: DomainWorkloadRecorder
         private var clock: Timestamp
         private var rovers: [Rover] = []
@@ -46,7 +46,7 @@ package struct DomainWorkloadFlood: Sequence, Sendable {
 
         init(_ flood: DomainWorkloadFlood) {
             total = flood.events
-            rng = DomainWorkloadRandom(seed: flood.seed)
+            rng = SeededRandom(seed: flood.seed)
             recorder = DomainWorkloadRecorder(seed: flood.seed)
             clock = flood.start
             for n in 0..<flood.vehicles {

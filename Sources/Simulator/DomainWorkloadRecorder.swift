@@ -8,13 +8,13 @@ import Journey
 /// Keeps each stream's version, so every append carries the version the store will see before it.
 struct DomainWorkloadRecorder {
     private var versions: [String: Int64] = [:]
-    private var ids: DomainWorkloadRandom
+    private var ids: SeededRandom
     /// Events recorded so far.
     private(set) var eventCount = 0
 
     init(seed: UInt64) {
         // A generator of its own, so ids never shift the simulation's draws.
-        ids = DomainWorkloadRandom(seed: seed ^ 0x1D5E_ED1D_5EED_1D5E)
+        ids = SeededRandom(seed: seed ^ 0x1D5E_ED1D_5EED_1D5E)
     }
 
     /// The append of `events` (type and encoded payload) to `stream`, or nil when there are none.

@@ -47,7 +47,7 @@ package struct DomainWorkloadSimulation: IteratorProtocol {
 
     let provider: String
     let tripTotal: Int
-    var rng: DomainWorkloadRandom
+    var rng: SeededRandom
     var recorder: DomainWorkloadRecorder
     var clock: Timestamp
     var cars: [Car] = []
@@ -73,7 +73,7 @@ package struct DomainWorkloadSimulation: IteratorProtocol {
         provider = workload.provider
         tripTotal = workload.trips
         reportInterval = workload.reportInterval
-        rng = DomainWorkloadRandom(seed: workload.seed)
+        rng = SeededRandom(seed: workload.seed)
         recorder = DomainWorkloadRecorder(seed: workload.seed)
         clock = workload.start
         nextTripAt = workload.start.adding(seconds: 20)

@@ -1,10 +1,11 @@
-/// The workload's seedable random number generator (SplitMix64), so a seed replays exactly.
+/// A seedable random number generator (SplitMix64), so a seed replays exactly: the simulator's
+/// workloads and every randomized test draw from it.
 ///
 /// Owned by the simulator rather than borrowed from the system generator: the same seed must
 /// give the same workload on every platform and Swift version, which `SystemRandomNumberGenerator`
 /// and the standard library's `random(in:using:)` algorithms do not promise. So every draw goes
 /// through the helpers here, which use only `next()` and integer arithmetic.
-package struct DomainWorkloadRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator whose sequence is fixed by `seed`.

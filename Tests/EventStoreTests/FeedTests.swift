@@ -4,6 +4,7 @@ import JSON
 import Postgres
 import Testing
 import TestSupport
+import Simulator
 
 @Suite(.serialized, .timeLimit(.minutes(4))) struct FeedTests {
     /// One raw insert into `events`, as the store would write it (hash content is irrelevant to the feed).
@@ -94,7 +95,7 @@ import TestSupport
                 }
                 for writer in 0..<storeWriters {
                     group.addTask {
-                        var random = SplitMix64(seed: UInt64(100 + writer))
+                        var random = SeededRandom(seed: UInt64(100 + writer))
                         var written = 0
                         while written < perWriter {
                             let count = min(perWriter - written, Int.random(in: 1...20, using: &random))
@@ -139,7 +140,7 @@ import TestSupport
 
     /// Appends `events` events in transactions of random size and duration; ~15% roll back.
     static func rawWriter(url: String, writer: Int, events: Int, committed: Bag<UUID>, rolledBack: Bag<UUID>) throws {
-        var random = SplitMix64(seed: UInt64(writer + 1))
+        var random = SeededRandom(seed: UInt64(writer + 1))
         let connection = try Connection(conninfo: url)
         var versions: [String: Int64] = [:]
         var done = 0

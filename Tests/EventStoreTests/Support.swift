@@ -1,20 +1,8 @@
 import EventStore
 import Foundation
 import JSON
+import Simulator
 import Synchronization
-
-/// A seeded generator, so randomized tests replay the same way.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func event(_ type: String = "ThingHappened", _ data: JSONValue = ["n": 1], id: UUID = UUID()) -> EventData {
     EventData(id: id, type: type, data: data, metadata: ["source": "test"])

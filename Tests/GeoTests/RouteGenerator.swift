@@ -1,11 +1,12 @@
 import Geo
+import Simulator
 
 /// Random city-scale routes, queries and traffic for property tests, from a fixed seed.
 struct RouteGenerator {
-    var random: SplitMix64
+    var random: SeededRandom
 
     init(seed: UInt64) {
-        random = SplitMix64(seed: seed)
+        random = SeededRandom(seed: seed)
     }
 
     /// A random walk of `pointCount` points with steps of `steps` metres; about one step in

@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import Journey
 import Testing
+import Simulator
 
 /// One sample of every event, with every optional field filled.
 enum EventSamples {
@@ -138,7 +139,7 @@ struct TimestampTests {
     }
 
     @Test func roundTripsEveryMicrosecondValueExactly() {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<2_000 {
             let value = Int64(bitPattern: rng.next()) % 10_000_000_000_000_000
             let t = Timestamp(microsecondsSinceEpoch: value)

@@ -1,6 +1,7 @@
 import Geo
 import Journey
 import Testing
+import Simulator
 
 /// Drives generated trips and vehicles through legal command sequences and checks invariants
 /// after every event.
@@ -21,7 +22,7 @@ struct RandomizedTripTests {
 
     /// The world under test: trips, vehicles, a clock and the generator.
     struct World {
-        var rng: SplitMix64
+        var rng: SeededRandom
         var clock = Fixtures.t0
         var trips: [String: Trip.State] = [:]
         var vehicles: [String: Vehicle.State] = [:]
@@ -29,7 +30,7 @@ struct RandomizedTripTests {
         var eventsApplied = 0
         var stats: [String: Int] = [:]
 
-        init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+        init(seed: UInt64) { rng = SeededRandom(seed: seed) }
 
         mutating func tick() -> Timestamp {
             clock = clock.adding(seconds: Double(1 + rng.below(10)))

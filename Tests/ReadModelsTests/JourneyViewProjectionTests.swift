@@ -3,6 +3,7 @@ import JSON
 import Journey
 import ReadModels
 import Testing
+import Simulator
 
 @Suite("Journey view projection")
 struct JourneyViewProjectionTests {
@@ -233,7 +234,7 @@ struct JourneyViewProjectionTests {
         let (b, _) = Self.run(log, batch: 4)
         #expect(a == b)
         // Restart at a seeded point: same final documents.
-        var rng = JourneyViewRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let split = rng.below(log.count)
         var first = JourneyViewProjection()
         var table: [String: [UInt8]] = [:]
@@ -334,7 +335,7 @@ struct JourneyViewProjectionTests {
 
     /// Random commands (rejected ones skipped) over three places per trip, two vehicles, four trips.
     static func randomJourney(seed: UInt64) -> JourneyViewWorld {
-        var rng = JourneyViewRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var w = JourneyViewWorld()
         let places = [F.depot, F.pickup, F.stop0, F.stop1, F.dropoff, F.otherPickup, F.otherDropoff]
         let vehicles = ["v-1", "v-2"]
@@ -382,25 +383,4 @@ struct JourneyViewProjectionTests {
         }
         return w
     }
-}
-
-/// A small, seedable random number generator (JourneyViewRandom), so randomized tests replay exactly.
-struct JourneyViewRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..<bound`.
-    mutating func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
-
-    /// True with probability `percent`/100.
-    mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
 }
