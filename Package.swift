@@ -17,6 +17,7 @@ let package = Package(
         // C libraries from Debian packages. Each has exactly one Swift owner.
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Pure modules.
         .target(name: "JSON", swiftSettings: settings),
@@ -28,15 +29,24 @@ let package = Package(
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
         .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: settings),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD"], swiftSettings: settings),
 
         // Storage.
         .target(name: "Schema", dependencies: ["Postgres"], resources: [.embedInCode("sql")], swiftSettings: settings),
         .target(name: "EventStore", dependencies: ["Postgres", "Signing", "JSON", "Schema"], swiftSettings: settings),
         .target(name: "Projections", dependencies: ["EventStore", "ReadModels", "Journey", "Postgres", "JSON"], swiftSettings: settings),
 
+        // The API: Fleet Engine services, routes, auth, operations endpoints.
+        .target(
+            name: "API",
+            dependencies: ["HTTP", "EventStore", "Projections", "ReadModels", "Journey", "Geo", "JSON", "Signing", "Postgres"],
+            resources: [.embedInCode("openapi.json")],
+            swiftSettings: settings
+        ),
+
         .executableTarget(
             name: "waymark",
-            dependencies: ["EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator"],
+            dependencies: ["API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator"],
             swiftSettings: settings
         ),
 
@@ -51,6 +61,8 @@ let package = Package(
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
-        .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres"], swiftSettings: settings),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: settings),
+        .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres", "JSON"], swiftSettings: settings),
     ]
 )

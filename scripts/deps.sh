@@ -9,6 +9,7 @@ have_pg_server || need+=(postgresql)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
 pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
+pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 [ -x /usr/sbin/runuser ] || need+=(util-linux)
 # Extra packages a target asks for (e.g. benchmark tools): EXTRA_PACKAGES="wrk nginx-light"
 for package in ${EXTRA_PACKAGES:-}; do

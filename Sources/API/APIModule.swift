@@ -1,0 +1,2 @@
+/// The API module (placeholder until the routes land).
+enum APIModule {}

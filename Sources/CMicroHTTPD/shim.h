@@ -1,0 +1,9 @@
+#ifndef WAYMARK_CMICROHTTPD_SHIM_H
+#define WAYMARK_CMICROHTTPD_SHIM_H
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
+#endif

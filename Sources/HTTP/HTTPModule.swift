@@ -1,0 +1,2 @@
+/// The HTTP server module (placeholder until the server lands).
+enum HTTPModule {}
