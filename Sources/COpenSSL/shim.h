@@ -5,4 +5,6 @@
 #include <openssl/sha.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
+#include <openssl/pem.h>
+#include <openssl/bio.h>
 #endif

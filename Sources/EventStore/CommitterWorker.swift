@@ -152,14 +152,18 @@ final class CommitterWorker: @unchecked Sendable {
     private func committed(_ plan: GroupPlan, _ decisions: [[Decision]], inserted: QueryResult, fastPath: Bool) throws -> [[Result<AppendResult, EventStoreError>]] {
         var positions: [UUID: Int64] = [:]
         positions.reserveCapacity(plan.rows.count)
-        for row in inserted.rows { positions[try row.uuid(0)] = try row.int64(1) }
+        var transactionId: UInt64?
+        for row in inserted.rows {
+            positions[try row.uuid(0)] = try row.int64(1)
+            if transactionId == nil { transactionId = try row.uint64(2) }
+        }
         guard positions.count == plan.rows.count else {
             throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(plan.rows.count) events")
         }
         heads.store(plan.heads.filter(\.value.changed).mapValues { HeadCache.Head(version: $0.version, hash: $0.hash) })
         statistics.committed(fastPath: fastPath, events: plan.rows.count)
         onCommit()
-        return decisions.map { $0.map { $0.resolve(positions: positions) } }
+        return decisions.map { $0.map { $0.resolve(positions: positions, transactionId: transactionId) } }
     }
 
     private func commitOnce(_ units: [[PreparedAppend]]) throws -> [[Result<AppendResult, EventStoreError>]] {
@@ -203,7 +207,7 @@ final class CommitterWorker: @unchecked Sendable {
         // Round trip 2: write and commit (or just commit when nothing is new).
         guard !plan.rows.isEmpty else {
             try connection.execute("COMMIT")
-            return decisions.map { $0.map { $0.resolve(positions: [:]) } }
+            return decisions.map { $0.map { $0.resolve(positions: [:], transactionId: nil) } }
         }
         let recordedAt = PostgresText.timestamp(microseconds: now)
         var round2: [Statement] = []
@@ -357,23 +361,28 @@ enum Decision {
     case duplicate(streamId: String, first: Int64, last: Int64, positions: [KnownEvent.Position])
     case empty(streamId: String, version: Int64)
 
-    func resolve(positions: [UUID: Int64]) -> Result<AppendResult, EventStoreError> {
+    /// The append's result once the group's positions (and its transaction id, when it wrote) are known.
+    func resolve(positions: [UUID: Int64], transactionId: UInt64?) -> Result<AppendResult, EventStoreError> {
         switch self {
         case .failed(let error):
             return .failure(error)
         case .appended(let streamId, let first, let last, let ids):
             return .success(AppendResult(streamId: streamId, firstVersion: first, lastVersion: last,
-                                         positions: ids.map { positions[$0] ?? -1 }, deduplicated: false))
+                                         positions: ids.map { positions[$0] ?? -1 }, deduplicated: false, transactionId: transactionId))
         case .duplicate(let streamId, let first, let last, let known):
+            var allPending = true
             let resolved = known.map { position -> Int64 in
                 switch position {
-                case .stored(let value): return value
+                case .stored(let value):
+                    allPending = false
+                    return value
                 case .pending(let id): return positions[id] ?? -1
                 }
             }
-            return .success(AppendResult(streamId: streamId, firstVersion: first, lastVersion: last, positions: resolved, deduplicated: true))
+            return .success(AppendResult(streamId: streamId, firstVersion: first, lastVersion: last, positions: resolved,
+                                         deduplicated: true, transactionId: allPending ? transactionId : nil))
         case .empty(let streamId, let version):
-            return .success(AppendResult(streamId: streamId, firstVersion: version, lastVersion: version, positions: [], deduplicated: false))
+            return .success(AppendResult(streamId: streamId, firstVersion: version, lastVersion: version, positions: [], deduplicated: false, transactionId: nil))
         }
     }
 }
@@ -471,7 +480,7 @@ struct GroupPlan {
             INSERT INTO event_ids (event_id, stream_id, stream_version, global_position, payload_hash, recorded_at)
             SELECT inserted.event_id, inserted.stream_id, inserted.stream_version, inserted.global_position, input.payload_hash, $10::timestamptz
             FROM inserted JOIN input ON input.event_id = inserted.event_id
-            RETURNING event_id, global_position
+            RETURNING event_id, global_position, pg_current_xact_id()::text
             """, [PostgresText.arrayLiteral(categories), PostgresText.arrayLiteral(streams), PostgresText.arrayLiteral(versions),
                   PostgresText.arrayLiteral(ids), PostgresText.arrayLiteral(types), String(decoding: data, as: UTF8.self),
                   String(decoding: metadata, as: UTF8.self), PostgresText.arrayLiteral(hashes), PostgresText.arrayLiteral(payloadHashes),

@@ -43,4 +43,16 @@ package struct AppendResult: Sendable, Hashable {
     package let positions: [Int64]
     /// True when every event id was already stored: nothing was written and these are the original positions.
     package let deduplicated: Bool
+    /// The id of the transaction that wrote the events; nil when this append wrote nothing new
+    /// (empty, or a duplicate of events committed earlier).
+    package let transactionId: UInt64?
+
+    /// Where the last event of this append sits in the global feed, when this append wrote it.
+    ///
+    /// A reader (or projection) whose checkpoint is at or past this position has seen every
+    /// event of the append: the feed is ordered by (transaction id, global position).
+    package var feedPosition: FeedPosition? {
+        guard let transactionId, let last = positions.last else { return nil }
+        return FeedPosition(transactionId: transactionId, globalPosition: last)
+    }
 }

@@ -49,3 +49,64 @@ package enum Subprocess {
                        stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }
 }
+
+extension Subprocess {
+    /// A program started in the background, its stderr captured in a file (see `spawn`).
+    package final class Running: Sendable {
+        package let pid: pid_t
+        /// Where the program's stderr goes; read it to follow its log.
+        package let stderrPath: String
+        package let stdoutPath: String
+
+        init(pid: pid_t, stdoutPath: String, stderrPath: String) {
+            self.pid = pid
+            self.stdoutPath = stdoutPath
+            self.stderrPath = stderrPath
+        }
+
+        /// What the program wrote to stderr so far.
+        package var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+        package var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+
+        /// Sends `signal` and waits for the exit; returns the exit status (128 + signal when killed).
+        @discardableResult
+        package func stop(signal: Int32 = SIGTERM) -> Int32 {
+            kill(pid, signal)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        }
+
+        /// Removes the captured output files.
+        package func cleanUp() {
+            try? FileManager.default.removeItem(atPath: stdoutPath)
+            try? FileManager.default.removeItem(atPath: stderrPath)
+        }
+    }
+
+    /// Starts `executable` in the background (stdin from /dev/null, stdout and stderr to files).
+    ///
+    /// posix_spawn, not Foundation's Process: see `run`.
+    package static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+        let base = NSTemporaryDirectory() + "waymark-spawn-\(UUID().uuidString)"
+        let outPath = base + ".out", errPath = base + ".err"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        var words = ["/usr/bin/env", "-C", "/"]
+        for (key, value) in environment.sorted(by: { $0.key < $1.key }) { words.append("\(key)=\(value)") }
+        words.append(executable)
+        words.append(contentsOf: arguments)
+        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        guard spawned == 0 else {
+            throw EmbeddedPostgres.Failure(message: "could not start \(executable): \(String(cString: strerror(spawned)))")
+        }
+        return Running(pid: pid, stdoutPath: outPath, stderrPath: errPath)
+    }
+}

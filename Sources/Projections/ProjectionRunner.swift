@@ -48,6 +48,8 @@ package final class ProjectionRunner: Sendable {
     private let options: Options
     private let makeProjector: @Sendable () -> any Projector
     private let state = Mutex(Status())
+    /// Notified after every committed batch (read-your-writes waiters park on it).
+    private let progress = FeedSignal()
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     package init(store: EventStore, conninfo: String, setupStatements: [String] = [], options: Options = Options(),
@@ -173,16 +175,22 @@ package final class ProjectionRunner: Sendable {
                 $0.skippedEvents = projector.skippedEvents
                 $0.lastError = nil
             }
+            progress.notify()
         }
     }
 
     /// Waits until the runner has applied everything up to `position` (read-your-writes), or `timeout` passes.
+    ///
+    /// Wakes on each committed batch rather than polling, so the wait ends as soon as the batch
+    /// holding `position` commits. Only meaningful while this runner owns the projection.
     package func waitUntilApplied(_ position: FeedPosition, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        while true {
+            let seen = progress.generation
             if state.withLock({ $0.checkpoint >= position }) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
+            let now = ContinuousClock.now
+            guard now < deadline else { return false }
+            await progress.wait(after: seen, timeout: min(deadline - now, .milliseconds(250)))
         }
-        return false
     }
 }

@@ -67,6 +67,8 @@ enum LogKey {
     static let dataDirectory = "db.data_dir"
     static let feedPosition = "event.feed_position"
     static let applied = "schema.applied"
+    static let requestId = "http.request.id"
+    static let durationMs = "http.duration_ms"
 }
 
 /// Writes a line to stdout (for values scripts read, such as `db url`).

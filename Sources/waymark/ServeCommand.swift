@@ -1,33 +1,66 @@
+import API
 import Dispatch
 import EventStore
 import Foundation
+import HTTP
 import Projections
+import Signing
 import Synchronization
 
 /// `waymark serve`: the server process.
 ///
-/// Today it runs the storage layer only: database (embedded or `DATABASE_URL`), migrations, the
-/// event store with group commit, and the projection runners (one owner per projection across
-/// nodes), logging their progress. The HTTP API arrives with its own issue; until then this says
-/// so plainly instead of pretending. On SIGINT/SIGTERM it stops in reverse order: projection
-/// runners, store (committing what is queued), and the embedded cluster if this process started it.
+/// Starts in order: database (embedded or `DATABASE_URL`) and migrations, the event store with
+/// group commit, the projection runners (one owner per projection across nodes), then the HTTP
+/// API. On SIGINT/SIGTERM it stops in reverse: the HTTP server stops accepting and lets requests
+/// in flight finish, then the runners, the store (committing what is queued), and the embedded
+/// cluster if this process started it.
 enum ServeCommand {
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments)
         let settings = try Settings.load(environment, flags: flags)
+        let http = try HTTPSettings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
+        let secret: [UInt8]
+        if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
+            secret = Array(configured.utf8)
+        } else {
+            let generated = Digest.hex(Digest.randomBytes(32))
+            secret = Array(generated.utf8)
+            logger.warning("WAYMARK_JWT_SECRET is not set: generated one for this run; tokens die with the process. Mint tokens with WAYMARK_JWT_SECRET=\(generated) waymark token ...")
+        }
         let database = try Database.open(settings, logger: logger)
         do {
             try database.migrate(logger: logger)
             let setup = try database.sessionSetup(role: settings.databaseRole, logger: logger)
             let store = EventStore(.init(conninfo: database.url, setupStatements: setup))
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
-            logger.warning("the HTTP API is not implemented yet: this server runs the event store and its projections; press Ctrl-C to stop")
 
             let runners = ProjectionCatalog.all.map { entry in
                 ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup, projector: entry.make)
             }
             for runner in runners { runner.start() }
+
+            let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
+            let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, log: { logger.error($0) })
+            let accessLogger = logger
+            let server = HTTPServer(
+                configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
+                                     errorBody: RESTHandler.serverErrorBody),
+                handler: api.handler,
+                observer: { exchange in
+                    accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [
+                        LogKey.requestId: exchange.requestId, LogKey.durationMs: String(format: "%.3f", exchange.durationSeconds * 1000),
+                    ])
+                })
+            api.reportServerGauges { (server.inFlightRequests, server.openStreams) }
+            do {
+                try server.start()
+            } catch {
+                for runner in runners { await runner.stop() }
+                await store.shutdown()
+                throw error
+            }
+            logger.info("listening on http://\(http.host):\(server.port)")
             let reporter = Task {
                 // Give the runners a moment to take ownership, then log whenever progress or ownership changes.
                 try? await Task.sleep(for: .milliseconds(500))
@@ -50,6 +83,7 @@ enum ServeCommand {
             }
             let signal = await SignalWaiter.waitForTermination()
             logger.info("received signal \(signal), shutting down")
+            await server.shutdown(grace: .seconds(10))
             reporter.cancel()
             for runner in runners { await runner.stop() }
             await store.shutdown()

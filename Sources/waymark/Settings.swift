@@ -1,4 +1,5 @@
 import Foundation
+import Signing
 
 /// Configuration read once from the environment and the command line (flags override environment
 /// override defaults). Library modules never read the environment; they get these values.
@@ -72,5 +73,42 @@ struct Flags {
         guard let text = values[name] else { return fallback }
         guard let value = Int(text), value > 0 else { throw UsageError("--\(name) must be a positive whole number, got \(text.debugDescription)") }
         return value
+    }
+}
+
+/// HTTP settings of `waymark serve`: flags override the environment, which overrides defaults.
+struct HTTPSettings {
+    var host: String
+    var port: UInt16
+    var threads: Int
+    var maxBodyBytes: Int
+    var publicKeys: [RSAPublicKey]
+
+    static func load(_ environment: [String: String], flags: Flags) throws -> HTTPSettings {
+        let host = flags.value("host") ?? environment["WAYMARK_HTTP_HOST"] ?? "127.0.0.1"
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else {
+            throw UsageError("WAYMARK_HTTP_HOST must be an IPv4 address such as 127.0.0.1 or 0.0.0.0, got \(host.debugDescription)")
+        }
+        let portText = flags.value("port") ?? environment["WAYMARK_HTTP_PORT"] ?? "8080"
+        guard let port = UInt16(portText) else {
+            throw UsageError("WAYMARK_HTTP_PORT must be a port number from 0 to 65535, got \(portText.debugDescription)")
+        }
+        let threadsText = environment["WAYMARK_HTTP_THREADS"] ?? "2"
+        guard let threads = Int(threadsText), (1...64).contains(threads) else {
+            throw UsageError("WAYMARK_HTTP_THREADS must be a whole number from 1 to 64, got \(threadsText.debugDescription)")
+        }
+        let bodyText = environment["WAYMARK_MAX_BODY_BYTES"] ?? String(1 << 20)
+        guard let maxBody = Int(bodyText), maxBody >= 1024 else {
+            throw UsageError("WAYMARK_MAX_BODY_BYTES must be a whole number of bytes ≥ 1024, got \(bodyText.debugDescription)")
+        }
+        var keys: [RSAPublicKey] = []
+        for path in (environment["WAYMARK_JWT_PUBLIC_KEYS"] ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !path.isEmpty {
+            guard let pem = try? String(contentsOfFile: path, encoding: .utf8), let key = RSAPublicKey(pem: pem) else {
+                throw UsageError("WAYMARK_JWT_PUBLIC_KEYS must list readable PEM files with RSA public keys; \(path.debugDescription) is not one")
+            }
+            keys.append(key)
+        }
+        return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys)
     }
 }

@@ -12,10 +12,16 @@ let usage = """
                             rebuild read models from position zero into fresh tables, swapped in atomically
       verify-projections [--projection NAME]
                             rebuild in memory and compare with the live read models; exit 1 on any difference
+      token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
+                            print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
       bench append          measure appends beside the raw COPY ceiling (--events N)
       help                  show this text
 
-    environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL
+    serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port)
+
+    environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL,
+                 WAYMARK_HTTP_HOST, WAYMARK_HTTP_PORT, WAYMARK_HTTP_THREADS, WAYMARK_MAX_BODY_BYTES,
+                 WAYMARK_JWT_SECRET, WAYMARK_JWT_PUBLIC_KEYS (comma-separated PEM files for RS256)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -37,6 +43,8 @@ do {
         try await ProjectionCommands.verify(rest, environment: environment)
     case "bench":
         try await BenchCommand.run(rest, environment: environment)
+    case "token":
+        try TokenCommand.run(rest, environment: environment)
     case "help", "--help", "-h":
         printOut(usage)
     default:

@@ -1,2 +1,0 @@
-/// The API module (placeholder until the routes land).
-enum APIModule {}

@@ -1,0 +1,129 @@
+import Foundation
+import JSON
+import Signing
+
+/// Verifies bearer JWTs and turns their claims into a `Principal`.
+///
+/// Accepted: HS256 with the configured secret, or RS256 with one of the configured public keys;
+/// the algorithm must be one that is configured (never `none`). Claims: `exp` required and at
+/// most `maximumLifetime` (plus `leeway`) ahead, `iat` not in the future, `aud` equal to (or
+/// containing) `waymark`, `role`, `provider`, and the role's `authorization` claim. Every failure
+/// is UNAUTHENTICATED with a message that says which check failed and never echoes the token.
+package struct Authenticator: Sendable {
+    package var hs256Secret: [UInt8]?
+    package var rs256Keys: [RSAPublicKey]
+    package var audience: String
+    package var maximumLifetime: Int64
+    package var leeway: Int64
+    /// Seconds since the epoch; injectable for tests.
+    package var clock: @Sendable () -> Int64
+
+    package init(hs256Secret: [UInt8]?, rs256Keys: [RSAPublicKey] = [], audience: String = "waymark", maximumLifetime: Int64 = 3600, leeway: Int64 = 60,
+                 clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+        self.hs256Secret = hs256Secret
+        self.rs256Keys = rs256Keys
+        self.audience = audience
+        self.maximumLifetime = maximumLifetime
+        self.leeway = leeway
+        self.clock = clock
+    }
+
+    /// The principal of an `Authorization` header value.
+    package func authenticate(authorization header: String?) throws(APIError) -> Principal {
+        guard let header, !header.isEmpty else {
+            throw .unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)")
+        }
+        let prefix = "bearer "
+        guard header.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else {
+            throw .unauthenticated("the Authorization header must be \"Bearer <jwt>\"")
+        }
+        return try verify(token: String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The principal of a compact JWT.
+    package func verify(token: String) throws(APIError) -> Principal {
+        guard let parts = JWT.split(token) else {
+            throw .unauthenticated("the bearer token is not a JWT (three base64url segments)")
+        }
+        guard let header = try? JSONValue.parse(parts.header), case .object = header else {
+            throw .unauthenticated("the JWT header is not a JSON object")
+        }
+        guard let algorithm = header["alg"]?.stringValue else {
+            throw .unauthenticated("the JWT header has no alg")
+        }
+        switch algorithm {
+        case "HS256":
+            guard let secret = hs256Secret else { throw .unauthenticated("alg HS256 is not accepted by this server") }
+            guard JWT.verifyHS256(parts, key: secret) else { throw .unauthenticated("the JWT signature does not verify") }
+        case "RS256":
+            guard !rs256Keys.isEmpty else { throw .unauthenticated("alg RS256 is not accepted by this server") }
+            guard rs256Keys.contains(where: { JWT.verifyRS256(parts, key: $0) }) else { throw .unauthenticated("the JWT signature does not verify") }
+        default:
+            throw .unauthenticated("alg \(algorithm.prefix(16)) is not accepted (HS256\(rs256Keys.isEmpty ? "" : " or RS256") only)")
+        }
+        guard let claims = try? JSONValue.parse(parts.payload), case .object = claims else {
+            throw .unauthenticated("the JWT payload is not a JSON object")
+        }
+        return try principal(from: claims)
+    }
+
+    private func principal(from claims: JSONValue) throws(APIError) -> Principal {
+        let now = clock()
+        guard let exp = claims["exp"]?.doubleValue, exp.isFinite else {
+            throw .unauthenticated("the token has no exp claim")
+        }
+        guard Int64(exp) > now - leeway else { throw .unauthenticated("the token has expired") }
+        guard Int64(exp) <= now + maximumLifetime + leeway else {
+            throw .unauthenticated("the token's exp is more than \(maximumLifetime) s ahead")
+        }
+        if let iat = claims["iat"] {
+            guard let issued = iat.doubleValue, issued.isFinite else { throw .unauthenticated("the token's iat is not a number") }
+            guard Int64(issued) <= now + leeway else { throw .unauthenticated("the token's iat is in the future") }
+        }
+        switch claims["aud"] {
+        case .string(let aud)?:
+            guard aud == audience else { throw .unauthenticated("the token's aud is not \(audience)") }
+        case .array(let list)?:
+            guard list.contains(.string(audience)) else { throw .unauthenticated("the token's aud does not include \(audience)") }
+        default:
+            throw .unauthenticated("the token has no aud claim (expected \(audience))")
+        }
+        guard let roleName = claims["role"]?.stringValue, let role = Principal.Role(rawValue: roleName) else {
+            throw .unauthenticated("the token's role must be one of server, driver, consumer, auditor")
+        }
+        guard let provider = claims["provider"]?.stringValue, !provider.isEmpty else {
+            throw .unauthenticated("the token has no provider claim")
+        }
+        let authorization = claims["authorization"]
+        func claim(_ name: String) -> String? {
+            guard let value = authorization?[name]?.stringValue, !value.isEmpty else { return nil }
+            return value
+        }
+        let principal = Principal(role: role, provider: provider, tripId: claim("tripid"), vehicleId: claim("vehicleid"),
+                                  consumerId: claim("consumerid"), subject: claims["sub"]?.stringValue)
+        switch role {
+        case .driver where principal.vehicleId == nil:
+            throw .unauthenticated("a driver token needs authorization.vehicleid")
+        case .consumer where principal.tripId == nil && principal.consumerId == nil:
+            throw .unauthenticated("a consumer token needs authorization.tripid or authorization.consumerid")
+        default:
+            return principal
+        }
+    }
+
+    /// Mints a token (for `waymark token` and tests): HS256 over the given claims.
+    package static func mint(secret: [UInt8], role: Principal.Role, provider: String, tripId: String? = nil, vehicleId: String? = nil,
+                             consumerId: String? = nil, issuedAt: Int64, ttl: Int64, audience: String = "waymark") -> String {
+        var authorization: [(String, JSONValue)] = []
+        if let tripId { authorization.append(("tripid", .string(tripId))) }
+        if let vehicleId { authorization.append(("vehicleid", .string(vehicleId))) }
+        if let consumerId { authorization.append(("consumerid", .string(consumerId))) }
+        var claims: [(String, JSONValue)] = [
+            ("aud", .string(audience)), ("iat", .number(JSONNumber(issuedAt))), ("exp", .number(JSONNumber(issuedAt + ttl))),
+            ("role", .string(role.rawValue)), ("provider", .string(provider)),
+        ]
+        if !authorization.isEmpty { claims.append(("authorization", .object(JSONObject(authorization)))) }
+        let header: JSONValue = .object(JSONObject([("alg", "HS256"), ("typ", "JWT")]))
+        return JWT.signHS256(header: header.compactBytes(), payload: JSONValue.object(JSONObject(claims)).compactBytes(), key: secret)
+    }
+}

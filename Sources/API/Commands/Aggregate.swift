@@ -1,0 +1,36 @@
+import Foundation
+import JSON
+import Journey
+
+/// What the command layer needs to know about an aggregate: its fold and its event coding.
+protocol Aggregate {
+    associatedtype State: Sendable
+    associatedtype Event: Sendable
+    /// `trip` or `vehicle`, for messages.
+    static var kind: String { get }
+    static var initial: State { get }
+    static func evolve(_ state: State, with event: Event) -> State
+    static func decode(type: String, data: Data) throws(JourneyError) -> Event
+    static func type(of event: Event) -> String
+    static func payload(of event: Event) throws(JourneyError) -> Data
+}
+
+/// The trip aggregate for the command layer.
+enum TripAggregate: Aggregate {
+    static let kind = "trip"
+    static var initial: Trip.State { Trip.State() }
+    static func evolve(_ state: Trip.State, with event: Trip.Event) -> Trip.State { Trip.evolve(state, with: event) }
+    static func decode(type: String, data: Data) throws(JourneyError) -> Trip.Event { try Trip.Event.decode(type: type, data: data) }
+    static func type(of event: Trip.Event) -> String { event.type }
+    static func payload(of event: Trip.Event) throws(JourneyError) -> Data { try event.encodePayload() }
+}
+
+/// The vehicle aggregate for the command layer.
+enum VehicleAggregate: Aggregate {
+    static let kind = "vehicle"
+    static var initial: Vehicle.State { Vehicle.State() }
+    static func evolve(_ state: Vehicle.State, with event: Vehicle.Event) -> Vehicle.State { Vehicle.evolve(state, with: event) }
+    static func decode(type: String, data: Data) throws(JourneyError) -> Vehicle.Event { try Vehicle.Event.decode(type: type, data: data) }
+    static func type(of event: Vehicle.Event) -> String { event.type }
+    static func payload(of event: Vehicle.Event) throws(JourneyError) -> Data { try event.encodePayload() }
+}

@@ -1,0 +1,138 @@
+import EventStore
+import Foundation
+import JSON
+import Journey
+import Synchronization
+
+/// A loaded aggregate: its state and the stream version it reflects.
+struct Loaded<State: Sendable>: Sendable {
+    var state: State
+    var version: Int64
+}
+
+/// Loads aggregates from their streams and appends their new events.
+///
+/// A bounded in-memory cache keeps each stream's folded state; every load still reads the
+/// stream's tail after the cached version, so changes written by other nodes are never missed.
+/// Appends carry the loaded version as the expected version: a concurrent writer makes the
+/// append fail with a conflict, and callers reload and decide again (`AggregateRepository.retrying`).
+final class AggregateRepository: Sendable {
+    let store: EventStore
+    private let trips = Mutex<[String: Loaded<Trip.State>]>([:])
+    private let vehicles = Mutex<[String: Loaded<Vehicle.State>]>([:])
+    /// Streams kept per aggregate kind before the cache is cleared (a cheap bound, not an LRU).
+    private let capacity: Int
+
+    init(store: EventStore, capacity: Int = 200_000) {
+        self.store = store
+        self.capacity = capacity
+    }
+
+    static func tripStream(provider: String, tripId: String) -> String { "trip:\(provider)/\(tripId)" }
+    static func vehicleStream(provider: String, vehicleId: String) -> String { "vehicle:\(provider)/\(vehicleId)" }
+
+    func loadTrip(provider: String, tripId: String) async throws(APIError) -> Loaded<Trip.State> {
+        try await load(TripAggregate.self, Self.tripStream(provider: provider, tripId: tripId), cache: trips)
+    }
+
+    func loadVehicle(provider: String, vehicleId: String) async throws(APIError) -> Loaded<Vehicle.State> {
+        try await load(VehicleAggregate.self, Self.vehicleStream(provider: provider, vehicleId: vehicleId), cache: vehicles)
+    }
+
+    private func load<A: Aggregate>(_: A.Type, _ stream: String, cache: borrowing Mutex<[String: Loaded<A.State>]>) async throws(APIError) -> Loaded<A.State> {
+        var loaded = cache.withLock { $0[stream] } ?? Loaded(state: A.initial, version: 0)
+        let pageSize = 1000
+        while true {
+            let events: [RecordedEvent]
+            do throws(EventStoreError) {
+                events = try await store.readStream(stream, from: loaded.version + 1, limit: pageSize)
+            } catch {
+                throw APIError(error, doing: "read \(A.kind) stream")
+            }
+            for event in events {
+                do {
+                    let decoded = try A.decode(type: event.type, data: Data(event.data.compactBytes()))
+                    loaded.state = A.evolve(loaded.state, with: decoded)
+                } catch {
+                    // An event this build cannot read: it counts for the version, as it does in the projections.
+                }
+                loaded.version = event.streamVersion
+            }
+            if events.count < pageSize { break }
+        }
+        remember(loaded, stream, cache: cache)
+        return loaded
+    }
+
+    private func remember<S>(_ loaded: Loaded<S>, _ stream: String, cache: borrowing Mutex<[String: Loaded<S>]>) {
+        let capacity = self.capacity
+        cache.withLock { entries in
+            if let cached = entries[stream], cached.version > loaded.version { return }
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[stream] = loaded
+        }
+    }
+
+    /// Events of one aggregate ready to append.
+    struct Pending<A: Aggregate> {
+        var stream: String
+        var before: Loaded<A.State>
+        var events: [A.Event]
+        /// The state after the events.
+        var after: A.State
+
+        init(stream: String, before: Loaded<A.State>, events: [A.Event]) {
+            self.stream = stream
+            self.before = before
+            self.events = events
+            after = events.reduce(before.state) { A.evolve($0, with: $1) }
+        }
+    }
+
+    func pendingTrip(provider: String, tripId: String, before: Loaded<Trip.State>, events: [Trip.Event]) -> Pending<TripAggregate> {
+        Pending(stream: Self.tripStream(provider: provider, tripId: tripId), before: before, events: events)
+    }
+
+    func pendingVehicle(provider: String, vehicleId: String, before: Loaded<Vehicle.State>, events: [Vehicle.Event]) -> Pending<VehicleAggregate> {
+        Pending(stream: Self.vehicleStream(provider: provider, vehicleId: vehicleId), before: before, events: events)
+    }
+
+    func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue) throws(APIError) -> StreamAppend {
+        var events: [EventData] = []
+        for event in pending.events {
+            let payload: Data
+            do { payload = try A.payload(of: event) } catch { throw APIError(error) }
+            let data: JSONValue
+            do { data = try JSONValue.parse(payload) } catch {
+                throw APIError(.internal, "an event payload is not valid JSON (type \(A.type(of: event)))", underlying: error)
+            }
+            events.append(EventData(id: UUID(), type: A.type(of: event), data: data, metadata: metadata))
+        }
+        let expected: ExpectedVersion = pending.before.version == 0 ? .noStream : .exact(pending.before.version)
+        return StreamAppend(streamId: pending.stream, expectedVersion: expected, events: events)
+    }
+
+    /// Remembers the state after a successful append.
+    func committed<A: Aggregate>(_ pending: Pending<A>, _ result: AppendResult) {
+        let loaded = Loaded(state: pending.after, version: result.lastVersion)
+        switch pending.after {
+        case let state as Trip.State:
+            remember(Loaded(state: state, version: loaded.version), pending.stream, cache: trips)
+        case let state as Vehicle.State:
+            remember(Loaded(state: state, version: loaded.version), pending.stream, cache: vehicles)
+        default:
+            break
+        }
+    }
+
+    /// Forgets a stream whose cached state turned out stale (after a conflict).
+    func forget(_ stream: String) {
+        trips.withLock { _ = $0.removeValue(forKey: stream) }
+        vehicles.withLock { _ = $0.removeValue(forKey: stream) }
+    }
+
+    /// Appends in one transaction; results in order.
+    func commit(_ appends: [StreamAppend]) async -> [Result<AppendResult, EventStoreError>] {
+        await store.appendBatch(appends)
+    }
+}

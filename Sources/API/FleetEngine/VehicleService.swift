@@ -1,0 +1,166 @@
+import EventStore
+import Foundation
+import Geo
+import JSON
+import Journey
+import ReadModels
+
+/// Fleet Engine's VehicleService: CreateVehicle, GetVehicle, UpdateVehicle,
+/// UpdateVehicleAttributes, ListVehicles, SearchVehicles and DeleteVehicle, independent of JSON
+/// and HTTP.
+///
+/// Writes decide on the vehicle's latest state and append with its version as the expected
+/// version, retrying after a conflict (concurrent location reports for one vehicle serialize this
+/// way). Every command of one request lands in one append, so a request is all or nothing.
+/// Answers come from the fleet read model after it has applied the writes.
+package final class VehicleService: Sendable {
+    let repository: AggregateRepository
+    let readModel: FleetReadModel
+    let clock: @Sendable () -> Timestamp
+    static let attempts = 8
+
+    init(repository: AggregateRepository, readModel: FleetReadModel, clock: @escaping @Sendable () -> Timestamp) {
+        self.repository = repository
+        self.readModel = readModel
+        self.clock = clock
+    }
+
+    static func key(_ provider: String, _ vehicleId: String) -> String {
+        FleetResourceProjection.vehicleKey(provider: provider, vehicleId: vehicleId)
+    }
+
+    // MARK: - Operations
+
+    package func create(_ request: CreateRequest, context: CommandContext) async throws(APIError) -> JSONValue {
+        try context.caller.requireProvider(request.provider)
+        try context.caller.require([.server], to: "create vehicles")
+        let mark = try await mutate(provider: request.provider, vehicleId: request.register.vehicleId, context: context) { _, now in
+            var commands: [Vehicle.Command] = [.registerVehicle(request.register, at: now)]
+            if let location = request.lastLocation { commands.append(.reportLocation(location, at: now)) }
+            return commands
+        }
+        return try await written(request.provider, request.register.vehicleId, mark)
+    }
+
+    package func get(provider: String, vehicleId: String, versions: FleetResourceViews.VehicleVersions, caller: Principal) async throws(APIError) -> JSONValue {
+        try caller.requireProvider(provider)
+        try authorizeVehicle(vehicleId, caller: caller, writing: false)
+        guard let document = try await readModel.document(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else {
+            throw .notFound("vehicle \(vehicleId) not found (provider \(provider))")
+        }
+        return FleetResourceViews.vehicle(document, since: versions)
+    }
+
+    package func update(_ request: UpdateRequest, context: CommandContext) async throws(APIError) -> JSONValue {
+        try context.caller.requireProvider(request.provider)
+        try authorizeVehicle(request.vehicleId, caller: context.caller, writing: true)
+        guard !request.changes.isEmpty else { throw .invalidArgument("updateMask must name at least one field") }
+        let mark = try await mutate(provider: request.provider, vehicleId: request.vehicleId, context: context) { state, now throws(APIError) in
+            guard state.exists else { throw .notFound("vehicle \(request.vehicleId) not found (provider \(request.provider))") }
+            return request.changes.map { Self.command(for: $0, at: now) }
+        }
+        return try await written(request.provider, request.vehicleId, mark)
+    }
+
+    package func updateAttributes(provider: String, vehicleId: String, attributes: [Attribute], context: CommandContext) async throws(APIError) -> JSONValue {
+        try context.caller.requireProvider(provider)
+        try authorizeVehicle(vehicleId, caller: context.caller, writing: true)
+        guard !attributes.isEmpty else { throw .invalidArgument("attributes is required (got an empty list)") }
+        let mark = try await mutate(provider: provider, vehicleId: vehicleId, context: context) { state, now throws(APIError) in
+            guard state.exists else { throw .notFound("vehicle \(vehicleId) not found (provider \(provider))") }
+            return [.mergeAttributes(attributes, at: now)]
+        }
+        let vehicle = try await written(provider, vehicleId, mark)
+        return vehicle["attributes"] ?? .array([])
+    }
+
+    package func delete(provider: String, vehicleId: String, context: CommandContext) async throws(APIError) {
+        try context.caller.requireProvider(provider)
+        try context.caller.require([.server], to: "delete vehicles")
+        let mark = try await mutate(provider: provider, vehicleId: vehicleId, context: context) { state, now throws(APIError) in
+            guard state.exists else { throw .notFound("vehicle \(vehicleId) not found (provider \(provider))") }
+            return [.deleteVehicle(at: now)]
+        }
+        try await settle(mark)
+    }
+
+    // MARK: - Writing
+
+    private func mutate(provider: String, vehicleId: String, context: CommandContext,
+                        plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) -> WriteMark {
+        var mark = WriteMark()
+        for attempt in 1...Self.attempts {
+            let loaded = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
+            let now = clock()
+            var state = loaded.state
+            var events: [Vehicle.Event] = []
+            for command in try plan(loaded.state, now) {
+                let decided: [Vehicle.Event]
+                do { decided = try Vehicle.decide(command, state: state) } catch { throw APIError(error) }
+                for event in decided { state = Vehicle.evolve(state, with: event) }
+                events += decided
+            }
+            guard !events.isEmpty else { return mark }
+            let pending = repository.pendingVehicle(provider: provider, vehicleId: vehicleId, before: loaded, events: events)
+            let append = try repository.append(pending, metadata: context.metadata)
+            switch await repository.commit([append])[0] {
+            case .success(let result):
+                repository.committed(pending, result)
+                mark.include(result)
+                return mark
+            case .failure(let error) where error.code == .wrongExpectedVersion && attempt < Self.attempts:
+                repository.forget(pending.stream)
+            case .failure(let error):
+                throw APIError(error, doing: "append to vehicle \(vehicleId)")
+            }
+        }
+        return mark
+    }
+
+    static func command(for change: Change, at now: Timestamp) -> Vehicle.Command {
+        switch change {
+        case .vehicleState(let state): .setVehicleState(state, at: now)
+        case .location(let location, let past): .reportLocation(location, pastLocations: past, at: now)
+        case .routeSegment(let path, let traffic, let endPoint): .updateRouteSegment(encodedPath: path, traffic: traffic, endPoint: endPoint, at: now)
+        case .remainingRoute(let distance, let eta, let remaining):
+            .reportRemainingRoute(remainingDistanceMeters: distance, etaToFirstWaypoint: eta, remainingTimeSeconds: remaining, at: now)
+        case .navigationStatus(let status): .setNavigationStatus(status, at: now)
+        case .waypoints(let waypoints): .reorderWaypoints(waypoints, at: now)
+        case .attributes(let attributes): .setAttributes(attributes, at: now)
+        case .backToBackEnabled(let enabled): .setBackToBackEnabled(enabled, at: now)
+        case .capabilities(let capacity, let types, let type):
+            .updateCapabilities(maximumCapacity: capacity, supportedTripTypes: types, vehicleType: type, at: now)
+        case .licensePlate(let plate): .setLicensePlate(plate, at: now)
+        }
+    }
+
+    private func settle(_ mark: WriteMark) async throws(APIError) {
+        guard let position = mark.position else { return }
+        guard await readModel.waitUntilApplied(position) else {
+            throw APIError(.unavailable, "the change was saved, but the read model has not caught up within 5 s; read it again shortly")
+        }
+    }
+
+    private func written(_ provider: String, _ vehicleId: String, _ mark: WriteMark) async throws(APIError) -> JSONValue {
+        try await settle(mark)
+        guard let document = try await readModel.document(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else {
+            throw .notFound("vehicle \(vehicleId) not found (provider \(provider))")
+        }
+        return FleetResourceViews.vehicle(document)
+    }
+
+    private func authorizeVehicle(_ vehicleId: String, caller: Principal, writing: Bool) throws(APIError) {
+        switch caller.role {
+        case .server:
+            return
+        case .auditor:
+            if writing { throw .permissionDenied("an auditor token may not change vehicles") }
+        case .driver:
+            guard caller.vehicleId == vehicleId else {
+                throw .permissionDenied("a driver token may act only on its own vehicle (token vehicle \(caller.vehicleId ?? ""), requested \(vehicleId))")
+            }
+        case .consumer:
+            throw .permissionDenied("a consumer token may not \(writing ? "change" : "read") vehicles")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import JSON
+
+/// A JSON object read field by field under proto3 JSON rules, strictly.
+///
+/// Each field is looked up by its lowerCamel JSON name or its original snake_case name (proto3
+/// JSON parsers accept both; giving both is an error). `null` reads as absent. `finish()` rejects
+/// every member that was not read, naming it: unknown fields are INVALID_ARGUMENT, never dropped.
+struct ProtoObject {
+    private let object: JSONObject
+    /// Where this object sits in the request, e.g. `trip.pickupPoint`.
+    let path: String
+    private var read: Set<String> = []
+
+    init(_ value: JSONValue, at path: String) throws(APIError) {
+        guard case .object(let object) = value else {
+            throw .invalidArgument("\(path) must be a JSON object (got \(ProtoValue.kind(value)))")
+        }
+        self.object = object
+        self.path = path
+    }
+
+    /// The path of a member of this object.
+    func path(_ name: String) -> String { path.isEmpty ? name : "\(path).\(name)" }
+
+    /// Reads field `name` (lowerCamel); nil when absent or null.
+    mutating func take(_ name: String) throws(APIError) -> JSONValue? {
+        let snake = ProtoObject.snakeCase(name)
+        let camelValue = object[name]
+        let snakeValue = snake == name ? nil : object[snake]
+        read.insert(name)
+        read.insert(snake)
+        if camelValue != nil, snakeValue != nil {
+            throw .invalidArgument("\(path(name)) is given twice (as \(name) and \(snake))")
+        }
+        switch camelValue ?? snakeValue {
+        case .none, .null?: return nil
+        case let value?: return value
+        }
+    }
+
+    /// Whether field `name` is present (and not null), without reading it.
+    func has(_ name: String) -> Bool {
+        for key in [name, ProtoObject.snakeCase(name)] {
+            if let value = object[key], !value.isNull { return true }
+        }
+        return false
+    }
+
+    /// Marks fields as known and deliberately ignored (e.g. output-only fields on create).
+    mutating func ignore(_ names: [String]) {
+        for name in names {
+            read.insert(name)
+            read.insert(ProtoObject.snakeCase(name))
+        }
+    }
+
+    /// Rejects the first member that was never read.
+    func finish() throws(APIError) {
+        for key in object.keys where !read.contains(key) {
+            throw .invalidArgument("unknown field \"\(key)\" in \(path.isEmpty ? "the request body" : path)")
+        }
+    }
+
+    /// `pickupPoint` → `pickup_point`.
+    static func snakeCase(_ camel: String) -> String {
+        var out = ""
+        out.reserveCapacity(camel.utf8.count + 4)
+        for character in camel {
+            if character.isUppercase {
+                out.append("_")
+                out.append(contentsOf: character.lowercased())
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// `pickup_point` → `pickupPoint` (a name without underscores is returned as is).
+    static func camelCase(_ snake: String) -> String {
+        guard snake.contains("_") else { return snake }
+        var out = ""
+        var upper = false
+        for character in snake {
+            if character == "_" {
+                upper = true
+            } else if upper {
+                out.append(contentsOf: character.uppercased())
+                upper = false
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}

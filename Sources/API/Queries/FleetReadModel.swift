@@ -1,0 +1,65 @@
+import EventStore
+import Foundation
+import JSON
+import Postgres
+import Projections
+import ReadModels
+
+/// Reads the fleet projection's documents (`rm_fleet`): Trip and Vehicle resources and the
+/// internal records they are rendered from.
+///
+/// Read-your-writes: after a command, `waitUntilApplied` blocks until the fleet projection has
+/// applied the command's events, so the document read next includes them. When this node's
+/// runner owns the projection it is asked directly (it wakes on each committed batch);
+/// otherwise the stored checkpoint is polled, since another node is doing the work.
+struct FleetReadModel: Sendable {
+    let pool: ConnectionPool
+    let runner: ProjectionRunner?
+
+    static let table = "rm_fleet"
+
+    func document(_ collection: String, _ key: String) async throws(APIError) -> JSONValue? {
+        do {
+            let result = try await pool.query("SELECT document::text FROM rm_fleet WHERE collection = $1 AND key = $2", [collection, key])
+            guard let row = result.first else { return nil }
+            return try JSONValue.parse(try row.string(0))
+        } catch {
+            throw APIError(.unavailable, "could not read the fleet read model; retry", underlying: error)
+        }
+    }
+
+    /// Documents of `collection` whose key starts with `prefix`, in key order, after `after`, at most `limit`.
+    func documents(_ collection: String, prefix: String, after: String? = nil, limit: Int = 10_000) async throws(APIError) -> [(key: String, document: JSONValue)] {
+        // Keys under a prefix ending in "/" form the range [prefix, prefix with "/" → "0").
+        let upper = String(prefix.dropLast()) + "0"
+        do {
+            let result = try await pool.query("""
+                SELECT key, document::text FROM rm_fleet
+                WHERE collection = $1 AND key >= $2 AND key < $3 AND key > $4
+                ORDER BY key LIMIT $5
+                """, [collection, prefix, upper, after ?? "", String(limit)])
+            return try result.rows.map { row in (try row.string(0), try JSONValue.parse(try row.string(1))) }
+        } catch {
+            throw APIError(.unavailable, "could not read the fleet read model; retry", underlying: error)
+        }
+    }
+
+    /// Waits until the fleet projection has applied `position`; false after `timeout`.
+    func waitUntilApplied(_ position: FeedPosition, timeout: Duration = .seconds(5)) async -> Bool {
+        if let runner, runner.status.isOwner {
+            return await runner.waitUntilApplied(position, timeout: timeout)
+        }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let row = try? await pool.query(
+                "SELECT transaction_id::text, global_position FROM projection_checkpoints WHERE name = $1", [FleetResourceProjection.name]).first,
+               let txid = try? row.uint64(0), let stored = try? row.int64(1),
+               FeedPosition(transactionId: txid, globalPosition: stored) >= position {
+                return true
+            }
+            if let runner, runner.status.isOwner { return await runner.waitUntilApplied(position, timeout: deadline - ContinuousClock.now) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+}

@@ -1,0 +1,80 @@
+import EventStore
+import Foundation
+import HTTP
+import Journey
+import Projections
+import ReadModels
+import Synchronization
+
+/// The API's composition root: services, auth, metrics and readiness over one event store.
+///
+/// `waymark serve` builds one, hands `handler` to the HTTP server, and tells it how to read the
+/// server's own gauges. The services are the same ones the gRPC front door will call.
+package final class WaymarkAPI: Sendable {
+    package let trips: TripService
+    package let vehicles: VehicleService
+    package let metrics = Metrics()
+    package let authenticator: Authenticator
+    let readiness: Readiness
+    let runners: [ProjectionRunner]
+    let store: EventStore
+    let log: (@Sendable (String) -> Void)?
+    private let serverGauges = Mutex<(@Sendable () -> (inFlight: Int, openStreams: Int))?>(nil)
+
+    /// - Parameters:
+    ///   - runners: this node's projection runners (read-your-writes asks the fleet runner when it owns the projection).
+    ///   - log: where internal errors are reported (with the request id).
+    package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator,
+                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, log: (@Sendable (String) -> Void)? = nil) {
+        self.store = store
+        self.runners = runners
+        self.authenticator = authenticator
+        self.log = log
+        let repository = AggregateRepository(store: store)
+        let readModel = FleetReadModel(pool: store.pool, runner: runners.first { $0.name == FleetResourceProjection.name })
+        trips = TripService(repository: repository, readModel: readModel, clock: clock)
+        vehicles = VehicleService(repository: repository, readModel: readModel, clock: clock)
+        readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
+    }
+
+    /// The REST handler to serve.
+    package var handler: RESTHandler { RESTHandler(api: self) }
+
+    /// The OpenAPI document served at `/openapi.json` (the file checked in under `api/`).
+    package var openAPIDocument: [UInt8] { PackageResources.openapi_json }
+
+    /// Lets `/metrics` report the HTTP server's in-flight requests and open streams.
+    package func reportServerGauges(_ read: @escaping @Sendable () -> (inFlight: Int, openStreams: Int)) {
+        serverGauges.withLock { $0 = read }
+    }
+
+    func renderMetrics() -> String {
+        var extra: [String] = []
+        if let read = serverGauges.withLock({ $0 }) {
+            let gauges = read()
+            extra += ["# TYPE waymark_http_in_flight_requests gauge", "waymark_http_in_flight_requests \(gauges.inFlight)",
+                      "# TYPE waymark_http_open_streams gauge", "waymark_http_open_streams \(gauges.openStreams)"]
+        }
+        let append = store.appendStatistics
+        extra += ["# HELP waymark_events_appended_total Events committed by this node's event store.",
+                  "# TYPE waymark_events_appended_total counter", "waymark_events_appended_total \(append.events)"]
+        extra += ["# HELP waymark_projection_lag_seconds Seconds from an event's recording to its projection, for the last batch.",
+                  "# TYPE waymark_projection_lag_seconds gauge"]
+        for runner in runners {
+            extra.append("waymark_projection_lag_seconds{projection=\"\(runner.name)\"} \(Metrics.format(runner.status.lagSeconds))")
+        }
+        extra += ["# TYPE waymark_projection_events_applied_total counter"]
+        for runner in runners {
+            extra.append("waymark_projection_events_applied_total{projection=\"\(runner.name)\"} \(runner.status.eventsApplied)")
+        }
+        extra += ["# TYPE waymark_projection_owner gauge"]
+        for runner in runners {
+            extra.append("waymark_projection_owner{projection=\"\(runner.name)\"} \(runner.status.isOwner ? 1 : 0)")
+        }
+        extra += ["# TYPE waymark_projection_skipped_events gauge"]
+        for runner in runners {
+            extra.append("waymark_projection_skipped_events{projection=\"\(runner.name)\"} \(runner.status.skippedEvents)")
+        }
+        return metrics.render(extra: extra)
+    }
+}

@@ -1,0 +1,29 @@
+import API
+import Foundation
+
+/// `waymark token`: mints a bearer JWT for the API, signed HS256 with `WAYMARK_JWT_SECRET`.
+///
+/// Prints the token alone on one line so scripts can capture it:
+/// `TOKEN=$(waymark token --role server --provider acme)`.
+enum TokenCommand {
+    static func run(_ arguments: [String], environment: [String: String]) throws {
+        let flags = try Flags(arguments)
+        guard let secret = environment["WAYMARK_JWT_SECRET"], !secret.isEmpty else {
+            throw UsageError("WAYMARK_JWT_SECRET must be set to the server's signing secret (the token is signed with it as raw UTF-8 bytes)")
+        }
+        guard let roleName = flags.value("role"), let role = Principal.Role(rawValue: roleName) else {
+            throw UsageError("--role must be one of server, driver, consumer, auditor")
+        }
+        guard let provider = flags.value("provider"), !provider.isEmpty else { throw UsageError("--provider is required") }
+        let ttl = try flags.int("ttl", default: 3600)
+        guard ttl <= 3600 else { throw UsageError("--ttl must be at most 3600 seconds (the server refuses tokens valid longer), got \(ttl)") }
+        if role == .driver, flags.value("vehicle") == nil { throw UsageError("a driver token needs --vehicle") }
+        if role == .consumer, flags.value("trip") == nil, flags.value("consumer") == nil {
+            throw UsageError("a consumer token needs --trip or --consumer")
+        }
+        let token = Authenticator.mint(secret: Array(secret.utf8), role: role, provider: provider, tripId: flags.value("trip"),
+                                       vehicleId: flags.value("vehicle"), consumerId: flags.value("consumer"),
+                                       issuedAt: Int64(Date().timeIntervalSince1970), ttl: Int64(ttl))
+        printOut(token)
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-@testable import API
-@Suite struct APIPlaceholderTests { @Test func moduleBuilds() { #expect(Bool(true)) } }
