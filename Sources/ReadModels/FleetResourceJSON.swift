@@ -166,6 +166,11 @@ package enum FleetResourceJSON {
         }
     }
 
+    /// `LicensePlate`: `countryCode`, then `lastCharacter` when known.
+    package static func licensePlate(_ plate: LicensePlate) -> JSONValue {
+        object([("countryCode", .string(plate.countryCode)), ("lastCharacter", string(plate.lastCharacter))])
+    }
+
     /// `SpeedReadingInterval`s of a `ConsumableTrafficPolyline` (JSON name `speedReadingInterval`).
     ///
     /// NO_DATA intervals are left out: Fleet Engine's enum has no such speed, a missing interval

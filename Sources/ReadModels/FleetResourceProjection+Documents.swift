@@ -79,6 +79,7 @@ extension FleetResourceProjection {
             ("maximumCapacity", state.maximumCapacity == 0 ? nil : J.int(state.maximumCapacity)),
             ("attributes", J.list(state.attributes.map(J.vehicleAttribute))),
             ("vehicleType", J.object([("category", J.enumName(state.vehicleType.category, unless: .unknown))])),
+            ("licensePlate", state.licensePlate.map(J.licensePlate)),
             ("currentRouteSegment", segment.map { .string($0.encodedPath) }),
             ("currentRouteSegmentTraffic", segment.flatMap(Self.trafficPolylineData)),
             ("currentRouteSegmentVersion", vehicle.currentRouteSegmentVersion.map(J.timestamp)),

@@ -19,6 +19,10 @@ import Journey
 /// differs, found by comparing the derived data before and after each event, so it moves exactly
 /// when the data does. The exception is `intermediateDestinationsVersion`, the domain's
 /// optimistic-concurrency token: it is copied from the events, because clients must echo it back.
+///
+/// `TripDeleted` and `VehicleDeleted` drop the record and delete both of its documents (a change
+/// with a nil document); a trip or vehicle created again under the same id starts from a fresh
+/// record, so nothing of the earlier lifecycle (versions, pickup time, reports) shows through.
 package struct FleetResourceProjection: ReadModelProjection, Equatable {
     package static let name = "fleet"
     /// Public Trip resources.
@@ -104,7 +108,7 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
             default:
                 return nil
             }
-            guard let document else { return nil }
+            // No document: the trip or vehicle was deleted, and so is what was stored for it.
             return DocumentChange(collection: address.collection, key: address.key, document: document)
         }
     }
@@ -125,6 +129,10 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
 
     private mutating func applyTrip(provider: String, tripId: String, _ event: Trip.Event, at: Timestamp) {
         let key = Self.tripKey(provider: provider, tripId: tripId)
+        if case .deleted = event {
+            removeTrip(key, at: at)
+            return
+        }
         var record = trips[key] ?? TripRecord(provider: provider)
         var candidates: Set<String> = [key]
         if let vehicleId = record.state.vehicleId {
@@ -151,6 +159,10 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
 
     private mutating func applyVehicle(provider: String, vehicleId: String, _ event: Vehicle.Event, at: Timestamp) {
         let key = Self.vehicleKey(provider: provider, vehicleId: vehicleId)
+        if case .deleted = event {
+            removeVehicle(key, at: at)
+            return
+        }
         var record = vehicles[key] ?? VehicleRecord(provider: provider)
         var candidates = linkedTrips(key)
         switch event {
@@ -189,6 +201,33 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
         }
         // Vehicle events never link a trip that is not already a candidate: only VehicleTripAssigned
         // adds one to `currentTrips`, and its trip was added above.
+        commit(candidates, before: before, changed: [], at: at)
+    }
+
+    /// Drops a deleted trip and its documents; trips sharing its vehicle are re-derived.
+    private mutating func removeTrip(_ key: String, at: Timestamp) {
+        guard let record = trips[key] else { return }
+        var candidates: Set<String> = []
+        if let vehicleId = record.state.vehicleId {
+            candidates = linkedTrips(Self.vehicleKey(provider: record.provider, vehicleId: vehicleId))
+            candidates.remove(key)
+        }
+        let before = derivations(candidates)
+        unclaim(key, record)
+        trips[key] = nil
+        dirty.insert(Address(collection: Self.tripsCollection, key: key))
+        dirty.insert(Address(collection: Self.tripStatesCollection, key: key))
+        commit(candidates, before: before, changed: [], at: at)
+    }
+
+    /// Drops a deleted vehicle and its documents; trips still naming it are re-derived without it.
+    private mutating func removeVehicle(_ key: String, at: Timestamp) {
+        guard vehicles[key] != nil else { return }
+        let candidates = linkedTrips(key)
+        let before = derivations(candidates)
+        vehicles[key] = nil
+        dirty.insert(Address(collection: Self.vehiclesCollection, key: key))
+        dirty.insert(Address(collection: Self.vehicleStatesCollection, key: key))
         commit(candidates, before: before, changed: [], at: at)
     }
 

@@ -18,6 +18,10 @@ import Journey
 /// COMPLETE or CANCELED, as the trip streams say. Which vehicle serves which trip is derived
 /// from the trip states, so `load` rebuilds it. Everything is a function of the events and
 /// their `recordedAt`; no clock is read.
+///
+/// `TripDeleted` deletes the trip's view and state documents; a trip created again under the same
+/// id starts a new view at version 1 (so a client's cached version alone cannot tell the two
+/// lifecycles apart; `updateTime` can). `VehicleDeleted` deletes the vehicle's state document.
 package struct JourneyViewProjection: ReadModelProjection {
     package static let name = "journey"
     /// The collection of the riders' views.
@@ -101,6 +105,10 @@ package struct JourneyViewProjection: ReadModelProjection {
         switch envelope.event {
         case .trip(let provider, let tripId, let event):
             let key = JourneyViewTrip.key(provider: provider, tripId: tripId)
+            if case .deleted = event {
+                removeTrip(key)
+                return
+            }
             var trip = trips[key] ?? JourneyViewTrip(provider: provider, tripId: tripId)
             let servedBefore = trip.servingVehicleKey
             trip.apply(event, recordedAt: envelope.recordedAt)
@@ -113,11 +121,16 @@ package struct JourneyViewProjection: ReadModelProjection {
             refreshView(key, at: envelope.recordedAt)
         case .vehicle(let provider, let vehicleId, let event):
             let key = JourneyViewVehicle.key(provider: provider, vehicleId: vehicleId)
-            var vehicle = vehicles[key] ?? JourneyViewVehicle()
-            vehicle.apply(event)
-            if vehicles[key] != vehicle {
-                vehicles[key] = vehicle
-                dirtyStates.insert(key)
+            if case .deleted = event {
+                // Its state document goes; a vehicle registered again under the id starts afresh.
+                if vehicles.removeValue(forKey: key) != nil { dirtyStates.insert(key) }
+            } else {
+                var vehicle = vehicles[key] ?? JourneyViewVehicle()
+                vehicle.apply(event)
+                if vehicles[key] != vehicle {
+                    vehicles[key] = vehicle
+                    dirtyStates.insert(key)
+                }
             }
             for tripKey in (served[key] ?? []).sorted() {
                 guard var trip = trips[tripKey] else { continue }
@@ -144,6 +157,19 @@ package struct JourneyViewProjection: ReadModelProjection {
     /// The current view document of a trip, if it has one (for queries and tests).
     package func view(provider: String, tripId: String) -> JSONValue? {
         views[JourneyViewTrip.key(provider: provider, tripId: tripId)]?.document
+    }
+
+    /// Forgets a deleted trip and queues the deletion of its view and state documents.
+    private mutating func removeTrip(_ key: String) {
+        if let vehicleKey = trips[key]?.servingVehicleKey {
+            served[vehicleKey]?.remove(key)
+            if served[vehicleKey]?.isEmpty == true { served[vehicleKey] = nil }
+        }
+        if trips.removeValue(forKey: key) != nil { dirtyStates.insert(key) }
+        if views.removeValue(forKey: key) != nil {
+            let deleted: JSONValue? = .none
+            pending[Address(collection: Self.viewsCollection, key: key)] = deleted
+        }
     }
 
     /// Keeps a trip's state and queues its document when it changed.

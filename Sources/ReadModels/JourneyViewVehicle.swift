@@ -105,8 +105,12 @@ struct JourneyViewVehicle: Codable, Hashable, Sendable {
                 remainingRoute = nil
             }
         case .registered, .stateChanged, .staleLocationRecorded, .locationHistoryRecorded, .navigationStatusChanged,
-             .routeFollowed, .wentOffRoute, .rejoinedRoute, .rerouted:
+             .routeFollowed, .wentOffRoute, .rejoinedRoute, .rerouted, .attributesSet, .backToBackEnabledChanged,
+             .capabilitiesChanged, .licensePlateSet:
             break
+        case .deleted:
+            // Nothing of a deleted vehicle carries over to one registered again under its id.
+            self = JourneyViewVehicle()
         }
     }
 

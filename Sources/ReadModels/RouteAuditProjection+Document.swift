@@ -11,7 +11,8 @@ extension RouteAuditProjection {
     /// `"90s"` durations, enum names, absent values omitted), except that the yes/no facts an
     /// auditor asks about (`routeTokenPresent`, `tokenApplied`, `simplified`) are always written.
     /// Distances are whole meters, deviations tenths of meters. `distance` compares the first plan
-    /// (the route the trip was quoted on) with the driven path.
+    /// (the route the trip was quoted on) with the driven path. `lifecycle` appears once the trip id
+    /// was created again after a deletion, `deleteTime` once the trip was deleted.
     static func auditDocument(_ key: String, _ record: AuditRecord) -> JSONValue {
         let driven = record.driven
         let planned = record.plan?.distanceMeters
@@ -19,12 +20,14 @@ extension RouteAuditProjection {
         return J.object([
             ("name", .string(key)),
             ("tripId", .string(record.tripId)),
+            ("lifecycle", record.lifecycle.map(J.int)),
             ("vehicleId", J.string(record.vehicleId)),
             ("tripType", J.enumName(record.tripType, unless: .unknown)),
             ("tripStatus", J.enumName(record.status, unless: .unknown)),
             ("createTime", J.timestamp(record.createdAt)),
             ("startTime", record.startedAt.map(J.timestamp)),
             ("endTime", record.endedAt.map(J.timestamp)),
+            ("deleteTime", record.deletedAt.map(J.timestamp)),
             ("plannedRoute", record.plan.map(plannedRoute)),
             ("planCount", record.planCount == 0 ? nil : J.int(record.planCount)),
             ("latestPlannedRoute", record.latestPlan.map(plannedRoute)),

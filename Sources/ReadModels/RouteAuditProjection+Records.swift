@@ -25,6 +25,11 @@ extension RouteAuditProjection {
         var tokenExecution: TokenExecution?
         var driven = DrivenPath()
         var episodes: [OffRouteEpisode] = []
+        /// When the trip was deleted (`TripDeleted`); the audit is kept.
+        var deletedAt: Timestamp?
+        /// Which lifecycle of the trip id this is, once the id was created again after a
+        /// deletion (1, 2, ...); nil while the id has had one lifecycle only.
+        var lifecycle: Int?
 
         init(provider: String, created: Trip.Event.Created, at: Timestamp) {
             self.provider = provider

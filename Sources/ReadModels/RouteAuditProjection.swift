@@ -11,6 +11,15 @@ import Journey
 /// off-route episodes, the events of the vehicle serving it: accepted location reports list the
 /// trips the vehicle serves (`currentTripIds`), stale and backlog reports are not driven path.
 /// Times are the events' `recordedAt`, except the provider-reported ones they carry.
+///
+/// Deleted trips keep their audit: history is for auditors. `TripDeleted` only stamps
+/// `deleteTime` on the document, and later events of the vehicle that served it no longer touch
+/// it. When the id is created again (a new lifecycle on the same stream), the finished audit is
+/// first moved, unchanged but for its `lifecycle` number, to `providers/P/trips/T/lifecycles/N`
+/// (N = 1 for the first lifecycle; trip ids cannot contain `/`, so such keys never clash with a
+/// trip's), and the new lifecycle starts a fresh audit under the trip's own key with `lifecycle`
+/// N + 1. So the trip's key always holds the latest lifecycle and no lifecycle's record mixes
+/// with another's.
 package struct RouteAuditProjection: ReadModelProjection, Equatable {
     package static let name = "route_audit"
     /// Public audit documents.
@@ -45,8 +54,19 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
         case .trip(let provider, let tripId, let event):
             let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
             if case .created(let created) = event {
-                guard audits[key] == nil else { return }
-                audits[key] = AuditRecord(provider: provider, created: created, at: at)
+                var record = AuditRecord(provider: provider, created: created, at: at)
+                if let previous = audits[key] {
+                    // The id is reused only after TripDeleted; anything else is a repeat to ignore.
+                    guard previous.deletedAt != nil else { return }
+                    let lifecycle = previous.lifecycle ?? 1
+                    var archived = previous
+                    archived.lifecycle = lifecycle
+                    let archiveKey = Self.lifecycleKey(key, lifecycle)
+                    audits[archiveKey] = archived
+                    dirty.insert(archiveKey)
+                    record.lifecycle = lifecycle + 1
+                }
+                audits[key] = record
                 dirty.insert(key)
                 return
             }
@@ -56,6 +76,11 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
         case .vehicle(let provider, let vehicleId, let event):
             applyVehicle(provider: provider, vehicleId: vehicleId, event, at: at)
         }
+    }
+
+    /// Where the audit of an earlier lifecycle of a re-created trip is kept: `{tripKey}/lifecycles/{n}`.
+    package static func lifecycleKey(_ tripKey: String, _ lifecycle: Int) -> String {
+        "\(tripKey)/lifecycles/\(lifecycle)"
     }
 
     package mutating func drainChanges() -> [DocumentChange] {
@@ -118,6 +143,12 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
             } else {
                 record.stops.append(Stop(waypointType: .dropOff, point: e.dropoff.point))
             }
+        case .pickupPointSet(let e):
+            if let i = record.stops.firstIndex(where: { $0.waypointType == .pickup }) {
+                record.stops[i].point = e.pickup.point
+            }
+        case .deleted:
+            record.deletedAt = at
         case .actualLocationRecorded, .attributesSet, .routeDestinationAdvanced:
             break
         case .routePlanned(let e):
@@ -177,7 +208,7 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
         case .locationReported(let e):
             for tripId in e.currentTripIds {
                 let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
-                guard var record = audits[key], record.vehicleId == vehicleId, !record.status.isTerminal else { continue }
+                guard var record = audits[key], record.deletedAt == nil, record.vehicleId == vehicleId, !record.status.isTerminal else { continue }
                 record.driven.append(e.location.location, at: at, maximumPoints: Self.maximumDrivenPoints)
                 if e.followedTripId == tripId, let deviation = e.routeDeviationMeters,
                    let open = record.episodes.indices.last, record.episodes[open].endedAt == nil {
@@ -206,7 +237,7 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
 
     private mutating func modify(_ provider: String, _ tripId: String, _ change: (inout AuditRecord) -> Void) {
         let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
-        guard var record = audits[key] else { return }
+        guard var record = audits[key], record.deletedAt == nil else { return }
         change(&record)
         update(key, record)
     }

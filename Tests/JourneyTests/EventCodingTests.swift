@@ -37,11 +37,14 @@ enum EventSamples {
         .routePlanned(.init(tripId: "t-1", vehicleId: "v-1", plan: plan, at: at)),
         .routeTokenExecutionReported(.init(tripId: "t-1", status: .tokenIgnoredMalformed, tokenApplied: false, reported: params, effective: params.keptWithoutToken, at: at)),
         .routeDestinationAdvanced(.init(tripId: "t-1", destinationIndex: 1, destination: Fixtures.stop1.point, encodedPolyline: Fixtures.northPolyline, at: at)),
+        .pickupPointSet(.init(tripId: "t-1", pickup: Fixtures.stop1, at: at)),
+        .deleted(.init(tripId: "t-1", vehicleId: "v-1", status: .complete, at: at)),
     ]
 
     static let vehicle: [Vehicle.Event] = [
         .registered(.init(vehicleId: "v-1", vehicleState: .online, supportedTripTypes: [.shared, .exclusive], maximumCapacity: 4,
-                          vehicleType: VehicleType(category: .twoWheeler), attributes: attributes, backToBackEnabled: true, at: at)),
+                          vehicleType: VehicleType(category: .twoWheeler), attributes: attributes, backToBackEnabled: true,
+                          licensePlate: LicensePlate(countryCode: "DE", lastCharacter: "7"), at: at)),
         .stateChanged(.init(vehicleId: "v-1", from: .online, to: .offline, at: at)),
         .locationReported(.init(vehicleId: "v-1", location: location, currentTripIds: ["t-1", "t-2"], followedTripId: "t-1", routeDeviationMeters: 12.345678, offRouteReportCount: 1, at: at)),
         .staleLocationRecorded(.init(vehicleId: "v-1", location: location, lastAcceptedUpdateTime: Fixtures.t(9), at: at)),
@@ -57,6 +60,11 @@ enum EventSamples {
         .tripAssigned(.init(vehicleId: "v-1", tripId: "t-1", tripType: .exclusive, numberOfPassengers: 1, waypoints: [wp], at: at)),
         .tripWaypointsUpdated(.init(vehicleId: "v-1", tripId: "t-1", tripStatus: .enrouteToDropoff, waypoints: [], at: at)),
         .tripReleased(.init(vehicleId: "v-1", tripId: "t-1", reason: .unassigned, waypoints: [wp], at: at)),
+        .attributesSet(.init(vehicleId: "v-1", attributes: attributes, merged: true, at: at)),
+        .backToBackEnabledChanged(.init(vehicleId: "v-1", backToBackEnabled: true, at: at)),
+        .capabilitiesChanged(.init(vehicleId: "v-1", maximumCapacity: 6, supportedTripTypes: [.exclusive], vehicleType: VehicleType(category: .taxi), at: at)),
+        .licensePlateSet(.init(vehicleId: "v-1", licensePlate: LicensePlate(countryCode: "US", lastCharacter: "-1"), at: at)),
+        .deleted(.init(vehicleId: "v-1", at: at)),
     ]
 }
 
@@ -101,6 +109,39 @@ struct EventCodingTests {
     @Test func attributesEncodeInFleetEngineShape() throws {
         let json = String(decoding: try JSONEncoder().encode(Attribute(key: "k", value: .bool(true))), as: UTF8.self)
         #expect(json.contains(#""boolValue":true"#) && json.contains(#""key":"k""#))
+    }
+
+    @Test func newEventsHaveTheirDeclaredTypeStrings() {
+        #expect(Trip.Event.tripDeleted == "TripDeleted")
+        #expect(Trip.Event.tripPickupPointSet == "TripPickupPointSet")
+        #expect(Vehicle.Event.vehicleAttributesSet == "VehicleAttributesSet")
+        #expect(Vehicle.Event.vehicleBackToBackEnabledChanged == "VehicleBackToBackEnabledChanged")
+        #expect(Vehicle.Event.vehicleCapabilitiesChanged == "VehicleCapabilitiesChanged")
+        #expect(Vehicle.Event.vehicleLicensePlateSet == "VehicleLicensePlateSet")
+        #expect(Vehicle.Event.vehicleDeleted == "VehicleDeleted")
+    }
+
+    @Test func vehicleRegisteredStoredBeforeLicensePlatesStillDecodes() throws {
+        // given a payload in the shape stored before `licensePlate` existed
+        let old = #"{"at":"2026-03-01T08:00:00.000000Z","attributes":[{"boolValue":true,"key":"ev"}],"backToBackEnabled":false,"# +
+            #""maximumCapacity":4,"supportedTripTypes":["EXCLUSIVE"],"vehicleId":"v-1","vehicleState":"OFFLINE","vehicleType":{"category":"TAXI"}}"#
+        // when it is decoded
+        let event = try Vehicle.Event.decode(type: Vehicle.Event.vehicleRegistered, data: Data(old.utf8))
+        // then it is a registration without a plate, and it encodes back to the same bytes
+        #expect(event == .registered(.init(
+            vehicleId: "v-1", vehicleState: .offline, supportedTripTypes: [.exclusive], maximumCapacity: 4,
+            vehicleType: VehicleType(category: .taxi), attributes: [Attribute(key: "ev", value: .bool(true))],
+            backToBackEnabled: false, at: Fixtures.t0)))
+        #expect(String(decoding: try event.encodePayload(), as: UTF8.self) == old)
+        #expect(givenVehicle([event]).licensePlate == nil)
+    }
+
+    @Test func aLicensePlateEncodesInFleetEngineShape() throws {
+        let event = Vehicle.Event.licensePlateSet(.init(vehicleId: "v-1", licensePlate: LicensePlate(countryCode: "DE", lastCharacter: "7"), at: Fixtures.t0))
+        #expect(String(decoding: try event.encodePayload(), as: UTF8.self)
+            == #"{"at":"2026-03-01T08:00:00.000000Z","licensePlate":{"countryCode":"DE","lastCharacter":"7"},"vehicleId":"v-1"}"#)
+        let cleared = Vehicle.Event.licensePlateSet(.init(vehicleId: "v-1", licensePlate: nil, at: Fixtures.t0))
+        #expect(String(decoding: try cleared.encodePayload(), as: UTF8.self) == #"{"at":"2026-03-01T08:00:00.000000Z","vehicleId":"v-1"}"#)
     }
 
     @Test func anUnknownTypeIsRejected() {

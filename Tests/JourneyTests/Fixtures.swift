@@ -51,6 +51,29 @@ func expectRejection<R>(
     }
 }
 
+/// Expects `body` to be rejected with `code` and a message that mentions every fragment
+/// (the rule and the values, as STYLE.md asks).
+func expectRejection<R>(
+    _ code: JourneyError.Code,
+    mentioning fragments: [String],
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> R
+) {
+    do {
+        let result = try body()
+        Issue.record("expected \(code.statusName) (\(code)) but the command succeeded with \(result)", sourceLocation: sourceLocation)
+    } catch {
+        guard let error = error as? JourneyError else {
+            Issue.record("expected a JourneyError but got \(error)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(error.code == code, "got \(error.code): \(error.message)", sourceLocation: sourceLocation)
+        for fragment in fragments {
+            #expect(error.message.contains(fragment), "message \"\(error.message)\" does not mention \"\(fragment)\"", sourceLocation: sourceLocation)
+        }
+    }
+}
+
 /// Builders of trip events and vehicle states with fixed values.
 enum TripFixtures {
     static func created(

@@ -446,3 +446,132 @@ struct TripDetailTests {
         expectRejection(.invalidArgument) { try Trip.decide(.setAttributes([long], at: Fixtures.t(5)), state: state) }
     }
 }
+
+@Suite("Trip: pickup point")
+struct TripPickupPointTests {
+    static let moved = TerminalLocation(point: Fixtures.point(52.5210, 13.4060))
+
+    /// A trip assigned to v-1, moved on to `status` (NEW stays as created).
+    static func trip(in status: TripStatus) -> [Trip.Event] {
+        var events = TripFixtures.assignedTrip()
+        if status != .new { events.append(TripFixtures.status(.new, status, at: Fixtures.t(20))) }
+        return events
+    }
+
+    @Test(arguments: [TripStatus.new, .enrouteToPickup, .arrivedAtPickup])
+    func settingThePickupPointBeforeThePickupRecordsTripPickupPointSet(status: TripStatus) throws {
+        // given a trip not yet picked up
+        let events = Self.trip(in: status)
+        // when the pickup moves
+        let produced = try Trip.decide(.setPickupPoint(Self.moved, at: Fixtures.t(30)), state: givenTrip(events))
+        // then the new point is recorded and is the first remaining waypoint
+        #expect(produced == [.pickupPointSet(.init(tripId: "t-1", pickup: Self.moved, at: Fixtures.t(30)))])
+        let state = givenTrip(events + produced)
+        #expect(state.pickup == Self.moved)
+        #expect(state.remainingWaypoints.first == TripWaypoint(tripId: "t-1", waypointType: .pickup, location: Self.moved))
+    }
+
+    @Test func settingTheSamePickupPointAgainYieldsNoEvents() throws {
+        #expect(try Trip.decide(.setPickupPoint(Fixtures.pickup, at: Fixtures.t(30)), state: givenTrip(Self.trip(in: .new))) == [])
+    }
+
+    @Test(arguments: [TripStatus.enrouteToDropoff, .enrouteToIntermediateDestination, .arrivedAtIntermediateDestination, .complete, .canceled])
+    func settingThePickupPointAfterThePickupFailsWithFailedPrecondition(status: TripStatus) {
+        var state = givenTrip(TripFixtures.assignedTrip(intermediates: [Fixtures.stop1]))
+        state.status = status
+        expectRejection(.failedPrecondition, mentioning: ["pickupPoint", "before the pickup", "t-1", status.rawValue]) {
+            try Trip.decide(.setPickupPoint(Self.moved, at: Fixtures.t(30)), state: state)
+        }
+    }
+
+    @Test func settingThePickupPointOfAnUnknownTripFailsWithNotFound() {
+        expectRejection(.notFound, mentioning: ["trip"]) { try Trip.decide(.setPickupPoint(Self.moved, at: Fixtures.t(30)), state: Trip.State()) }
+    }
+
+    @Test func theVehicleFollowsAMovedPickupOnSync() throws {
+        // given a vehicle serving t-1 (pickup, then dropoff)
+        var tripEvents = Self.trip(in: .enrouteToPickup)
+        let vehicleEvents = try VehicleFixtures.withTrip(givenTrip(tripEvents))
+        // when the pickup moves and the vehicle syncs the trip
+        tripEvents += try Trip.decide(.setPickupPoint(Self.moved, at: Fixtures.t(30)), state: givenTrip(tripEvents))
+        let synced = try Vehicle.decide(.syncTrip(givenTrip(tripEvents), at: Fixtures.t(30)), state: givenVehicle(vehicleEvents))
+        // then its waypoints lead to the new pickup
+        #expect(synced == [.tripWaypointsUpdated(.init(
+            vehicleId: "v-1", tripId: "t-1", tripStatus: .enrouteToPickup,
+            waypoints: [TripWaypoint(tripId: "t-1", waypointType: .pickup, location: Self.moved),
+                        TripWaypoint(tripId: "t-1", waypointType: .dropOff, location: Fixtures.dropoff)],
+            at: Fixtures.t(30)))])
+    }
+}
+
+@Suite("Trip: delete")
+struct TripDeleteTests {
+    @Test func deletingAnUnassignedNewTripRecordsTripDeleted() throws {
+        let events = try Trip.decide(.deleteTrip(at: Fixtures.t(5)), state: givenTrip([TripFixtures.created()]))
+        #expect(events == [.deleted(.init(tripId: "t-1", vehicleId: nil, status: .new, at: Fixtures.t(5)))])
+        #expect(!givenTrip([TripFixtures.created()] + events).exists)
+    }
+
+    @Test func deletingATripWhoseVehicleWasUnassignedIsAllowed() throws {
+        let events = TripFixtures.assignedTrip() + [.vehicleUnassigned(.init(tripId: "t-1", vehicleId: "v-1", status: .new, at: Fixtures.t(15)))]
+        #expect(try Trip.decide(.deleteTrip(at: Fixtures.t(20)), state: givenTrip(events))
+            == [.deleted(.init(tripId: "t-1", vehicleId: nil, status: .new, at: Fixtures.t(20)))])
+    }
+
+    @Test func deletingACompletedOrCanceledTripRecordsItsLastVehicle() throws {
+        let completed = TripFixtures.assignedTrip() + [
+            TripFixtures.status(.new, .enrouteToDropoff, at: Fixtures.t(20)),
+            .completed(.init(tripId: "t-1", vehicleId: "v-1", from: .enrouteToDropoff, at: Fixtures.t(30))),
+        ]
+        #expect(try Trip.decide(.deleteTrip(at: Fixtures.t(40)), state: givenTrip(completed))
+            == [.deleted(.init(tripId: "t-1", vehicleId: "v-1", status: .complete, at: Fixtures.t(40)))])
+        let canceled = TripFixtures.assignedTrip() + [.canceled(.init(tripId: "t-1", vehicleId: "v-1", from: .new, at: Fixtures.t(20)))]
+        #expect(try Trip.decide(.deleteTrip(at: Fixtures.t(40)), state: givenTrip(canceled))
+            == [.deleted(.init(tripId: "t-1", vehicleId: "v-1", status: .canceled, at: Fixtures.t(40)))])
+    }
+
+    @Test(arguments: [TripStatus.new, .enrouteToPickup, .arrivedAtPickup, .enrouteToDropoff])
+    func deletingAnAssignedActiveTripFailsWithFailedPrecondition(status: TripStatus) {
+        var state = givenTrip(TripFixtures.assignedTrip())
+        state.status = status
+        expectRejection(.failedPrecondition, mentioning: ["complete or cancel it first", "t-1", status.rawValue, "v-1"]) {
+            try Trip.decide(.deleteTrip(at: Fixtures.t(40)), state: state)
+        }
+    }
+
+    @Test func deletingAnUnknownTripFailsWithNotFound() {
+        expectRejection(.notFound, mentioning: ["not found"]) { try Trip.decide(.deleteTrip(at: Fixtures.t(5)), state: Trip.State()) }
+    }
+
+    @Test func deletingADeletedTripAgainFailsWithNotFoundNamingIt() {
+        let state = givenTrip([TripFixtures.created(), .deleted(.init(tripId: "t-1", status: .new, at: Fixtures.t(5)))])
+        expectRejection(.notFound, mentioning: ["t-1", "not found"]) { try Trip.decide(.deleteTrip(at: Fixtures.t(6)), state: state) }
+        expectRejection(.notFound, mentioning: ["t-1"]) { try Trip.decide(.cancelTrip(at: Fixtures.t(6)), state: state) }
+    }
+
+    @Test func tripDeletedResetsTheStateKeepingOnlyTheTripId() {
+        let state = givenTrip(TripFixtures.assignedTrip(intermediates: [Fixtures.stop1]) + [
+            .canceled(.init(tripId: "t-1", vehicleId: "v-1", from: .new, at: Fixtures.t(20))),
+            .deleted(.init(tripId: "t-1", vehicleId: "v-1", status: .canceled, at: Fixtures.t(30))),
+        ])
+        var expected = Trip.State()
+        expected.tripId = "t-1"
+        #expect(state == expected)
+    }
+
+    @Test func aDeletedTripCanBeCreatedAgainOnTheSameStream() throws {
+        // given a trip that was canceled and deleted
+        let history = TripFixtures.assignedTrip(intermediates: [Fixtures.stop1]) + [
+            .canceled(.init(tripId: "t-1", vehicleId: "v-1", from: .new, at: Fixtures.t(20))),
+            .deleted(.init(tripId: "t-1", vehicleId: "v-1", status: .canceled, at: Fixtures.t(30))),
+        ]
+        // when the same id is created again
+        let create = Trip.Command.createTrip(.init(tripId: "t-1", tripType: .shared, pickup: Fixtures.stop2, numberOfPassengers: 2), at: Fixtures.t(40))
+        let produced = try Trip.decide(create, state: givenTrip(history))
+        // then a new lifecycle starts with nothing of the old one
+        #expect(produced == [.created(.init(
+            tripId: "t-1", tripType: .shared, pickup: Fixtures.stop2, intermediateDestinations: [],
+            intermediateDestinationsVersion: Fixtures.t(40), numberOfPassengers: 2, attributes: [], at: Fixtures.t(40)))])
+        #expect(givenTrip(history + produced) == givenTrip(produced))
+    }
+}

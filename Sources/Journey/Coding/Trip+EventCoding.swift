@@ -21,6 +21,8 @@ extension Trip.Event {
             return .routeTokenExecutionReported(try EventJSON.decode(RouteTokenExecutionReported.self, from: data, type: type))
         case tripRouteDestinationAdvanced:
             return .routeDestinationAdvanced(try EventJSON.decode(RouteDestinationAdvanced.self, from: data, type: type))
+        case tripPickupPointSet: return .pickupPointSet(try EventJSON.decode(PickupPointSet.self, from: data, type: type))
+        case tripDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: data, type: type))
         default:
             throw EventJSON.unknownType(type, aggregate: "trip")
         }
@@ -42,6 +44,8 @@ extension Trip.Event {
         case .routePlanned(let p): try EventJSON.encode(p, type: type)
         case .routeTokenExecutionReported(let p): try EventJSON.encode(p, type: type)
         case .routeDestinationAdvanced(let p): try EventJSON.encode(p, type: type)
+        case .pickupPointSet(let p): try EventJSON.encode(p, type: type)
+        case .deleted(let p): try EventJSON.encode(p, type: type)
         }
     }
 }

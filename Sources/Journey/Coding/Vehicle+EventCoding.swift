@@ -21,6 +21,12 @@ extension Vehicle.Event {
         case vehicleTripAssigned: return .tripAssigned(try EventJSON.decode(TripAssigned.self, from: data, type: type))
         case vehicleTripWaypointsUpdated: return .tripWaypointsUpdated(try EventJSON.decode(TripWaypointsUpdated.self, from: data, type: type))
         case vehicleTripReleased: return .tripReleased(try EventJSON.decode(TripReleased.self, from: data, type: type))
+        case vehicleAttributesSet: return .attributesSet(try EventJSON.decode(AttributesSet.self, from: data, type: type))
+        case vehicleBackToBackEnabledChanged:
+            return .backToBackEnabledChanged(try EventJSON.decode(BackToBackEnabledChanged.self, from: data, type: type))
+        case vehicleCapabilitiesChanged: return .capabilitiesChanged(try EventJSON.decode(CapabilitiesChanged.self, from: data, type: type))
+        case vehicleLicensePlateSet: return .licensePlateSet(try EventJSON.decode(LicensePlateSet.self, from: data, type: type))
+        case vehicleDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: data, type: type))
         default:
             throw EventJSON.unknownType(type, aggregate: "vehicle")
         }
@@ -45,6 +51,11 @@ extension Vehicle.Event {
         case .tripAssigned(let p): try EventJSON.encode(p, type: type)
         case .tripWaypointsUpdated(let p): try EventJSON.encode(p, type: type)
         case .tripReleased(let p): try EventJSON.encode(p, type: type)
+        case .attributesSet(let p): try EventJSON.encode(p, type: type)
+        case .backToBackEnabledChanged(let p): try EventJSON.encode(p, type: type)
+        case .capabilitiesChanged(let p): try EventJSON.encode(p, type: type)
+        case .licensePlateSet(let p): try EventJSON.encode(p, type: type)
+        case .deleted(let p): try EventJSON.encode(p, type: type)
         }
     }
 }

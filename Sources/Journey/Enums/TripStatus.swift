@@ -16,6 +16,9 @@ package enum TripStatus: String, Codable, Hashable, Sendable, CaseIterable {
     /// COMPLETE and CANCELED: nothing may follow.
     package var isTerminal: Bool { self == .complete || self == .canceled }
 
+    /// NEW, ENROUTE_TO_PICKUP and ARRIVED_AT_PICKUP: the rider has not been picked up yet.
+    package var isBeforePickup: Bool { self == .new || self == .enrouteToPickup || self == .arrivedAtPickup }
+
     /// Statuses in which the vehicle stands at a stop.
     package var isArrival: Bool { self == .arrivedAtPickup || self == .arrivedAtIntermediateDestination }
 

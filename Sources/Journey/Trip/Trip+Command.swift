@@ -18,6 +18,9 @@ extension Trip {
         case setIntermediateDestinations([TerminalLocation], at: Timestamp)
         /// Set or change the dropoff point (optional at creation).
         case setDropoffPoint(TerminalLocation, at: Timestamp)
+        /// Move the pickup point (UpdateTrip with `pickupPoint`); only before the pickup happened
+        /// (NEW, ENROUTE_TO_PICKUP, ARRIVED_AT_PICKUP). The same point again is a no-op.
+        case setPickupPoint(TerminalLocation, at: Timestamp)
         /// Record where/when something actually happened (actual pickup, arrival, dropoff points).
         case recordActualLocation(ActualStop, intermediateDestinationIndex: Int? = nil, StopLocation, at: Timestamp)
         /// Cancel the trip (UpdateTrip to CANCELED).
@@ -30,6 +33,9 @@ extension Trip {
         case reportRouteTokenExecution(RouteTokenExecutionStatus, resolved: ResolvedRoutingParameters?, at: Timestamp)
         /// After arriving at a stop, head for the next one (the only way a plan advances).
         case continueToNextDestination(at: Timestamp)
+        /// DeleteTrip. Refused for an active (not COMPLETE/CANCELED) trip that has a vehicle;
+        /// afterwards the trip does not exist and its id may be created again on the same stream.
+        case deleteTrip(at: Timestamp)
     }
 
     /// The fields of CreateTrip.

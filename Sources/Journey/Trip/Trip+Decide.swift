@@ -50,6 +50,18 @@ extension Trip {
             try requireNotTerminal(state, doing: "change its dropoff point")
             try dropoff.point.validate(field: "dropoffPoint.point")
             return [.dropoffPointSet(.init(tripId: state.tripId, dropoff: dropoff, at: at))]
+        case .setPickupPoint(let pickup, let at):
+            guard state.status.isBeforePickup else {
+                throw .failedPrecondition("pickupPoint can only change before the pickup (NEW, ENROUTE_TO_PICKUP or ARRIVED_AT_PICKUP; trip \(state.tripId) tripStatus \(state.status.rawValue))")
+            }
+            try pickup.point.validate(field: "pickupPoint.point")
+            guard pickup != state.pickup else { return [] }
+            return [.pickupPointSet(.init(tripId: state.tripId, pickup: pickup, at: at))]
+        case .deleteTrip(let at):
+            if let vehicleId = state.vehicleId, !state.status.isTerminal {
+                throw .failedPrecondition("an active trip assigned to a vehicle cannot be deleted; complete or cancel it first (trip \(state.tripId) tripStatus \(state.status.rawValue), vehicleId \(vehicleId))")
+            }
+            return [.deleted(.init(tripId: state.tripId, vehicleId: state.vehicleId, status: state.status, at: at))]
         case .recordActualLocation(let stop, let index, let location, let at):
             guard state.status != .canceled else {
                 throw .failedPrecondition("actual locations cannot be recorded on a CANCELED trip (trip \(state.tripId))")

@@ -20,6 +20,8 @@ extension Trip {
         case routePlanned(RoutePlanned)
         case routeTokenExecutionReported(RouteTokenExecutionReported)
         case routeDestinationAdvanced(RouteDestinationAdvanced)
+        case pickupPointSet(PickupPointSet)
+        case deleted(Deleted)
 
         package static let tripCreated = "TripCreated"
         package static let tripVehicleAssigned = "TripVehicleAssigned"
@@ -34,12 +36,15 @@ extension Trip {
         package static let tripRoutePlanned = "TripRoutePlanned"
         package static let tripRouteTokenExecutionReported = "TripRouteTokenExecutionReported"
         package static let tripRouteDestinationAdvanced = "TripRouteDestinationAdvanced"
+        package static let tripPickupPointSet = "TripPickupPointSet"
+        package static let tripDeleted = "TripDeleted"
 
         /// Every stored type string of this aggregate.
         package static let allTypes: [String] = [
             tripCreated, tripVehicleAssigned, tripVehicleUnassigned, tripStatusChanged, tripCompleted, tripCanceled,
             tripIntermediateDestinationsChanged, tripDropoffPointSet, tripActualLocationRecorded, tripAttributesSet,
-            tripRoutePlanned, tripRouteTokenExecutionReported, tripRouteDestinationAdvanced,
+            tripRoutePlanned, tripRouteTokenExecutionReported, tripRouteDestinationAdvanced, tripPickupPointSet,
+            tripDeleted,
         ]
 
         /// The stored type string.
@@ -58,6 +63,8 @@ extension Trip {
             case .routePlanned: Event.tripRoutePlanned
             case .routeTokenExecutionReported: Event.tripRouteTokenExecutionReported
             case .routeDestinationAdvanced: Event.tripRouteDestinationAdvanced
+            case .pickupPointSet: Event.tripPickupPointSet
+            case .deleted: Event.tripDeleted
             }
         }
 
@@ -365,6 +372,46 @@ extension Trip {
                 self.destinationIndex = destinationIndex
                 self.destination = destination
                 self.encodedPolyline = encodedPolyline
+                self.at = at
+            }
+        }
+
+        /// `TripPickupPointSet`: the pickup moved (before the pickup happened).
+        package struct PickupPointSet: Codable, Hashable, Sendable {
+            package var tripId: String
+            package var pickup: TerminalLocation
+            package var at: Timestamp
+
+            package init(
+                tripId: String,
+                pickup: TerminalLocation,
+                at: Timestamp
+            ) {
+                self.tripId = tripId
+                self.pickup = pickup
+                self.at = at
+            }
+        }
+
+        /// `TripDeleted`: the trip no longer exists; its id may be created again (a new lifecycle).
+        ///
+        /// `vehicleId` is the vehicle the trip last had (only an unassigned or terminal trip can be
+        /// deleted, so no vehicle serves it any more); `status` is its status when deleted.
+        package struct Deleted: Codable, Hashable, Sendable {
+            package var tripId: String
+            package var vehicleId: String?
+            package var status: TripStatus
+            package var at: Timestamp
+
+            package init(
+                tripId: String,
+                vehicleId: String? = nil,
+                status: TripStatus,
+                at: Timestamp
+            ) {
+                self.tripId = tripId
+                self.vehicleId = vehicleId
+                self.status = status
                 self.at = at
             }
         }

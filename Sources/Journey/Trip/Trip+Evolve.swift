@@ -62,6 +62,14 @@ extension Trip {
         case .routeDestinationAdvanced(let e):
             s.activeDestinationIndex = e.destinationIndex
             s.lastUpdatedAt = e.at
+        case .pickupPointSet(let e):
+            s.pickup = e.pickup
+            s.lastUpdatedAt = e.at
+        case .deleted(let e):
+            // A fresh state: the trip does not exist and may be created again. Only the stream's
+            // trip id is kept, so a rejection can name it and a vehicle sync can release it.
+            s = State()
+            s.tripId = e.tripId
         }
         return s
     }

@@ -20,6 +20,21 @@ extension Vehicle {
         /// Bring the vehicle's trips and waypoints in line with a trip's current state
         /// (after the trip was assigned, progressed, changed, completed, canceled or unassigned).
         case syncTrip(Trip.State, at: Timestamp)
+        /// UpdateVehicle with `attributes` in the mask: replaces the whole list.
+        case setAttributes([Attribute], at: Timestamp)
+        /// UpdateVehicleAttributes: merges by key (new values win; existing keys keep their
+        /// place, new keys are appended). The list is required (not empty).
+        case mergeAttributes([Attribute], at: Timestamp)
+        /// UpdateVehicle with `backToBackEnabled`.
+        case setBackToBackEnabled(Bool, at: Timestamp)
+        /// UpdateVehicle with any of `maximumCapacity`, `supportedTripTypes`, `vehicleType`
+        /// (nil: not in the mask); at least one is required. Validated as on registration.
+        case updateCapabilities(maximumCapacity: Int?, supportedTripTypes: [TripType]?, vehicleType: VehicleType?, at: Timestamp)
+        /// UpdateVehicle with `licensePlate`; nil clears it.
+        case setLicensePlate(LicensePlate?, at: Timestamp)
+        /// DeleteVehicle. Refused while the vehicle has current trips; afterwards the vehicle does
+        /// not exist and its id may be registered again on the same stream.
+        case deleteVehicle(at: Timestamp)
     }
 
     /// The fields of CreateVehicle.
@@ -31,6 +46,7 @@ extension Vehicle {
         package var vehicleType: VehicleType
         package var attributes: [Attribute]
         package var backToBackEnabled: Bool
+        package var licensePlate: LicensePlate?
 
         package init(
             vehicleId: String,
@@ -39,7 +55,8 @@ extension Vehicle {
             maximumCapacity: Int,
             vehicleType: VehicleType,
             attributes: [Attribute] = [],
-            backToBackEnabled: Bool = false
+            backToBackEnabled: Bool = false,
+            licensePlate: LicensePlate? = nil
         ) {
             self.vehicleId = vehicleId
             self.vehicleState = vehicleState
@@ -48,6 +65,7 @@ extension Vehicle {
             self.vehicleType = vehicleType
             self.attributes = attributes
             self.backToBackEnabled = backToBackEnabled
+            self.licensePlate = licensePlate
         }
     }
 
@@ -56,5 +74,7 @@ extension Vehicle {
         case completed = "COMPLETED"
         case canceled = "CANCELED"
         case unassigned = "UNASSIGNED"
+        /// The trip was deleted while the vehicle still listed it (a sync that came late).
+        case deleted = "DELETED"
     }
 }

@@ -69,6 +69,51 @@ extension Vehicle {
             return [.routeFollowed(.init(vehicleId: id, tripId: tripId, encodedPath: encodedPath, at: at))]
         case .syncTrip(let trip, let at):
             return try decideSync(trip, at: at, state: state)
+        case .setAttributes(let attributes, let at):
+            try Attribute.validate(attributes, field: "attributes")
+            guard attributes != state.attributes else { return [] }
+            return [.attributesSet(.init(vehicleId: id, attributes: attributes, merged: false, at: at))]
+        case .mergeAttributes(let attributes, let at):
+            guard !attributes.isEmpty else {
+                throw .invalidArgument("attributes is required and must not be empty to merge (vehicle \(id))")
+            }
+            try Attribute.validate(attributes, field: "attributes")
+            var merged = state.attributes
+            for attribute in attributes {
+                if let i = merged.firstIndex(where: { $0.key == attribute.key }) {
+                    merged[i] = attribute
+                } else {
+                    merged.append(attribute)
+                }
+            }
+            guard merged.count <= Attribute.maximumCount else {
+                throw .invalidArgument("attributes may hold at most \(Attribute.maximumCount) attributes after the merge (got \(merged.count), vehicle \(id) has \(state.attributes.count))")
+            }
+            guard merged != state.attributes else { return [] }
+            return [.attributesSet(.init(vehicleId: id, attributes: merged, merged: true, at: at))]
+        case .setBackToBackEnabled(let enabled, let at):
+            guard enabled != state.backToBackEnabled else { return [] }
+            return [.backToBackEnabledChanged(.init(vehicleId: id, backToBackEnabled: enabled, at: at))]
+        case .updateCapabilities(let capacity, let types, let vehicleType, let at):
+            guard capacity != nil || types != nil || vehicleType != nil else {
+                throw .invalidArgument("maximumCapacity, supportedTripTypes or vehicleType is required (got none, vehicle \(id))")
+            }
+            if let capacity { try validateCapacity(capacity) }
+            if let types { try validateTripTypes(types) }
+            if let vehicleType { try validateVehicleType(vehicleType) }
+            let next = (capacity ?? state.maximumCapacity, types ?? state.supportedTripTypes, vehicleType ?? state.vehicleType)
+            guard next != (state.maximumCapacity, state.supportedTripTypes, state.vehicleType) else { return [] }
+            return [.capabilitiesChanged(.init(
+                vehicleId: id, maximumCapacity: next.0, supportedTripTypes: next.1, vehicleType: next.2, at: at))]
+        case .setLicensePlate(let plate, let at):
+            let validated = try plate?.validated(field: "licensePlate")
+            guard validated != state.licensePlate else { return [] }
+            return [.licensePlateSet(.init(vehicleId: id, licensePlate: validated, at: at))]
+        case .deleteVehicle(let at):
+            guard state.currentTrips.isEmpty else {
+                throw .failedPrecondition("a vehicle with current trips cannot be deleted; complete, cancel or unassign them first (vehicle \(id) currentTrips \(state.currentTripIds))")
+            }
+            return [.deleted(.init(vehicleId: id, at: at))]
         }
     }
 
@@ -80,26 +125,40 @@ extension Vehicle {
         guard r.vehicleState != .unknown else {
             throw .invalidArgument("vehicleState is required and must be ONLINE or OFFLINE (got \(r.vehicleState.rawValue))")
         }
-        guard !r.supportedTripTypes.isEmpty else {
-            throw .invalidArgument("supportedTripTypes is required (got an empty list)")
-        }
-        guard !r.supportedTripTypes.contains(.unknown) else {
-            throw .invalidArgument("supportedTripTypes must contain only SHARED or EXCLUSIVE (got \(r.supportedTripTypes.map(\.rawValue)))")
-        }
-        guard Set(r.supportedTripTypes).count == r.supportedTripTypes.count else {
-            throw .invalidArgument("supportedTripTypes must not repeat a type (got \(r.supportedTripTypes.map(\.rawValue)))")
-        }
-        guard r.maximumCapacity >= 1 else {
-            throw .invalidArgument("maximumCapacity must be at least 1 (got \(r.maximumCapacity))")
-        }
-        guard r.vehicleType.category != .unknown else {
-            throw .invalidArgument("vehicleType.category is required (got \(r.vehicleType.category.rawValue))")
-        }
+        try validateTripTypes(r.supportedTripTypes)
+        try validateCapacity(r.maximumCapacity)
+        try validateVehicleType(r.vehicleType)
         try Attribute.validate(r.attributes, field: "attributes")
+        let plate = try r.licensePlate?.validated(field: "licensePlate")
         return [.registered(.init(
             vehicleId: r.vehicleId, vehicleState: r.vehicleState, supportedTripTypes: r.supportedTripTypes,
             maximumCapacity: r.maximumCapacity, vehicleType: r.vehicleType, attributes: r.attributes,
-            backToBackEnabled: r.backToBackEnabled, at: at))]
+            backToBackEnabled: r.backToBackEnabled, licensePlate: plate, at: at))]
+    }
+
+    /// Non-empty, only SHARED / EXCLUSIVE, no type twice.
+    private static func validateTripTypes(_ types: [TripType]) throws(JourneyError) {
+        guard !types.isEmpty else {
+            throw .invalidArgument("supportedTripTypes is required (got an empty list)")
+        }
+        guard !types.contains(.unknown) else {
+            throw .invalidArgument("supportedTripTypes must contain only SHARED or EXCLUSIVE (got \(types.map(\.rawValue)))")
+        }
+        guard Set(types).count == types.count else {
+            throw .invalidArgument("supportedTripTypes must not repeat a type (got \(types.map(\.rawValue)))")
+        }
+    }
+
+    private static func validateCapacity(_ capacity: Int) throws(JourneyError) {
+        guard capacity >= 1 else {
+            throw .invalidArgument("maximumCapacity must be at least 1 (got \(capacity))")
+        }
+    }
+
+    private static func validateVehicleType(_ vehicleType: VehicleType) throws(JourneyError) {
+        guard vehicleType.category != .unknown else {
+            throw .invalidArgument("vehicleType.category is required (got \(vehicleType.category.rawValue))")
+        }
     }
 
     private static func decideLocation(
@@ -223,10 +282,17 @@ extension Vehicle {
     }
 
     private static func decideSync(_ trip: Trip.State, at: Timestamp, state: State) throws(JourneyError) -> [Event] {
-        guard trip.exists else {
-            throw .notFound("trip to sync must exist (tripId \(trip.tripId.isEmpty ? "<unknown>" : trip.tripId) not found)")
-        }
         let id = state.vehicleId
+        guard trip.exists else {
+            // A deleted trip keeps its id in the state: nobody serves it any more, so a vehicle
+            // that still lists it (its sync came late) lets it go; otherwise there is nothing to do.
+            guard !trip.tripId.isEmpty else {
+                throw .notFound("trip to sync must exist (tripId <unknown> not found)")
+            }
+            guard state.currentTripIds.contains(trip.tripId) else { return [] }
+            let others = state.waypoints.filter { $0.tripId != trip.tripId }
+            return [.tripReleased(.init(vehicleId: id, tripId: trip.tripId, reason: .deleted, waypoints: others, at: at))]
+        }
         let attached = state.currentTripIds.contains(trip.tripId)
         let belongs = trip.vehicleId == id && !trip.status.isTerminal
         let others = state.waypoints.filter { $0.tripId != trip.tripId }

@@ -22,6 +22,11 @@ extension Vehicle {
         case tripAssigned(TripAssigned)
         case tripWaypointsUpdated(TripWaypointsUpdated)
         case tripReleased(TripReleased)
+        case attributesSet(AttributesSet)
+        case backToBackEnabledChanged(BackToBackEnabledChanged)
+        case capabilitiesChanged(CapabilitiesChanged)
+        case licensePlateSet(LicensePlateSet)
+        case deleted(Deleted)
 
         package static let vehicleRegistered = "VehicleRegistered"
         package static let vehicleStateChanged = "VehicleStateChanged"
@@ -39,6 +44,11 @@ extension Vehicle {
         package static let vehicleTripAssigned = "VehicleTripAssigned"
         package static let vehicleTripWaypointsUpdated = "VehicleTripWaypointsUpdated"
         package static let vehicleTripReleased = "VehicleTripReleased"
+        package static let vehicleAttributesSet = "VehicleAttributesSet"
+        package static let vehicleBackToBackEnabledChanged = "VehicleBackToBackEnabledChanged"
+        package static let vehicleCapabilitiesChanged = "VehicleCapabilitiesChanged"
+        package static let vehicleLicensePlateSet = "VehicleLicensePlateSet"
+        package static let vehicleDeleted = "VehicleDeleted"
 
         /// Every stored type string of this aggregate.
         package static let allTypes: [String] = [
@@ -46,6 +56,8 @@ extension Vehicle {
             vehicleLocationHistoryRecorded, vehicleRouteSegmentUpdated, vehicleRemainingRouteReported,
             vehicleNavigationStatusChanged, vehicleWaypointsReordered, vehicleRouteFollowed, vehicleWentOffRoute,
             vehicleRejoinedRoute, vehicleRerouted, vehicleTripAssigned, vehicleTripWaypointsUpdated, vehicleTripReleased,
+            vehicleAttributesSet, vehicleBackToBackEnabledChanged, vehicleCapabilitiesChanged, vehicleLicensePlateSet,
+            vehicleDeleted,
         ]
 
         /// The stored type string.
@@ -67,10 +79,18 @@ extension Vehicle {
             case .tripAssigned: Event.vehicleTripAssigned
             case .tripWaypointsUpdated: Event.vehicleTripWaypointsUpdated
             case .tripReleased: Event.vehicleTripReleased
+            case .attributesSet: Event.vehicleAttributesSet
+            case .backToBackEnabledChanged: Event.vehicleBackToBackEnabledChanged
+            case .capabilitiesChanged: Event.vehicleCapabilitiesChanged
+            case .licensePlateSet: Event.vehicleLicensePlateSet
+            case .deleted: Event.vehicleDeleted
             }
         }
 
         /// `VehicleRegistered`.
+        ///
+        /// `licensePlate` came later and is optional: it is left out of the JSON when absent, so
+        /// events stored before it existed keep their shape and still decode.
         package struct Registered: Codable, Hashable, Sendable {
             package var vehicleId: String
             package var vehicleState: VehicleState
@@ -79,6 +99,7 @@ extension Vehicle {
             package var vehicleType: VehicleType
             package var attributes: [Attribute]
             package var backToBackEnabled: Bool
+            package var licensePlate: LicensePlate?
             package var at: Timestamp
 
             package init(
@@ -89,6 +110,7 @@ extension Vehicle {
                 vehicleType: VehicleType,
                 attributes: [Attribute],
                 backToBackEnabled: Bool,
+                licensePlate: LicensePlate? = nil,
                 at: Timestamp
             ) {
                 self.vehicleId = vehicleId
@@ -98,6 +120,7 @@ extension Vehicle {
                 self.vehicleType = vehicleType
                 self.attributes = attributes
                 self.backToBackEnabled = backToBackEnabled
+                self.licensePlate = licensePlate
                 self.at = at
             }
         }
@@ -446,6 +469,101 @@ extension Vehicle {
                 self.tripId = tripId
                 self.reason = reason
                 self.waypoints = waypoints
+                self.at = at
+            }
+        }
+
+        /// `VehicleAttributesSet`: the vehicle's whole attribute list after the change.
+        ///
+        /// `merged` tells UpdateVehicleAttributes (merge by key) from UpdateVehicle with
+        /// `attributes` in the mask (replace); either way `attributes` is the full resulting list.
+        package struct AttributesSet: Codable, Hashable, Sendable {
+            package var vehicleId: String
+            package var attributes: [Attribute]
+            package var merged: Bool
+            package var at: Timestamp
+
+            package init(
+                vehicleId: String,
+                attributes: [Attribute],
+                merged: Bool,
+                at: Timestamp
+            ) {
+                self.vehicleId = vehicleId
+                self.attributes = attributes
+                self.merged = merged
+                self.at = at
+            }
+        }
+
+        /// `VehicleBackToBackEnabledChanged`: whether the vehicle takes back-to-back trips.
+        package struct BackToBackEnabledChanged: Codable, Hashable, Sendable {
+            package var vehicleId: String
+            package var backToBackEnabled: Bool
+            package var at: Timestamp
+
+            package init(
+                vehicleId: String,
+                backToBackEnabled: Bool,
+                at: Timestamp
+            ) {
+                self.vehicleId = vehicleId
+                self.backToBackEnabled = backToBackEnabled
+                self.at = at
+            }
+        }
+
+        /// `VehicleCapabilitiesChanged`: capacity, trip types and vehicle type after the change
+        /// (all three, whichever of them the update named).
+        package struct CapabilitiesChanged: Codable, Hashable, Sendable {
+            package var vehicleId: String
+            package var maximumCapacity: Int
+            package var supportedTripTypes: [TripType]
+            package var vehicleType: VehicleType
+            package var at: Timestamp
+
+            package init(
+                vehicleId: String,
+                maximumCapacity: Int,
+                supportedTripTypes: [TripType],
+                vehicleType: VehicleType,
+                at: Timestamp
+            ) {
+                self.vehicleId = vehicleId
+                self.maximumCapacity = maximumCapacity
+                self.supportedTripTypes = supportedTripTypes
+                self.vehicleType = vehicleType
+                self.at = at
+            }
+        }
+
+        /// `VehicleLicensePlateSet`: the plate was set, changed or (nil) cleared.
+        package struct LicensePlateSet: Codable, Hashable, Sendable {
+            package var vehicleId: String
+            package var licensePlate: LicensePlate?
+            package var at: Timestamp
+
+            package init(
+                vehicleId: String,
+                licensePlate: LicensePlate?,
+                at: Timestamp
+            ) {
+                self.vehicleId = vehicleId
+                self.licensePlate = licensePlate
+                self.at = at
+            }
+        }
+
+        /// `VehicleDeleted`: the vehicle no longer exists; its id may be registered again.
+        package struct Deleted: Codable, Hashable, Sendable {
+            package var vehicleId: String
+            package var at: Timestamp
+
+            package init(
+                vehicleId: String,
+                at: Timestamp
+            ) {
+                self.vehicleId = vehicleId
                 self.at = at
             }
         }

@@ -12,6 +12,7 @@ extension Vehicle {
             s.vehicleType = e.vehicleType
             s.attributes = e.attributes
             s.backToBackEnabled = e.backToBackEnabled
+            s.licensePlate = e.licensePlate
             s.lastUpdatedAt = e.at
         case .stateChanged(let e):
             s.vehicleState = e.to
@@ -70,6 +71,25 @@ extension Vehicle {
                 s.offRouteReportCount = 0
             }
             s.lastUpdatedAt = e.at
+        case .attributesSet(let e):
+            s.attributes = e.attributes
+            s.lastUpdatedAt = e.at
+        case .backToBackEnabledChanged(let e):
+            s.backToBackEnabled = e.backToBackEnabled
+            s.lastUpdatedAt = e.at
+        case .capabilitiesChanged(let e):
+            s.maximumCapacity = e.maximumCapacity
+            s.supportedTripTypes = e.supportedTripTypes
+            s.vehicleType = e.vehicleType
+            s.lastUpdatedAt = e.at
+        case .licensePlateSet(let e):
+            s.licensePlate = e.licensePlate
+            s.lastUpdatedAt = e.at
+        case .deleted(let e):
+            // A fresh state: the vehicle does not exist and may be registered again. Only the
+            // stream's vehicle id is kept, so a rejection can name it.
+            s = State()
+            s.vehicleId = e.vehicleId
         }
         return s
     }

@@ -42,6 +42,7 @@ package enum Vehicle {
         package var vehicleType: VehicleType = VehicleType(category: .unknown)
         package var attributes: [Attribute] = []
         package var backToBackEnabled: Bool = false
+        package var licensePlate: LicensePlate?
         /// Trips assigned and not terminal, in assignment order.
         package var currentTrips: [CurrentTrip] = []
         /// Remaining stops across the current trips, in driving order.
