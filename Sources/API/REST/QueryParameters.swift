@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 
 /// A request's query parameters, read strictly: every name must be one the operation knows.

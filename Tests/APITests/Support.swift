@@ -1,0 +1,56 @@
+import API
+import Foundation
+import JSON
+import Testing
+import TestSupport
+
+/// Tokens and small helpers for the black-box API tests.
+extension TestServer {
+    func token(_ role: Principal.Role, provider: String = "acme", trip: String? = nil, vehicle: String? = nil, consumer: String? = nil,
+               ttl: Int64 = 3600, issuedAt: Int64 = Int64(Date().timeIntervalSince1970)) -> String {
+        Authenticator.mint(secret: Array(secret.utf8), role: role, provider: provider, tripId: trip, vehicleId: vehicle,
+                           consumerId: consumer, issuedAt: issuedAt, ttl: ttl)
+    }
+
+    var server: String { token(.server) }
+
+    /// Sends a request and parses the JSON answer.
+    func json(_ method: String, _ path: String, _ body: String? = nil, token: String? = nil) async throws -> (Int, JSONValue) {
+        let response = try await request(method, path, body: body, token: token ?? server)
+        let value = response.body.isEmpty ? JSONValue.null : try JSONValue.parse(response.body)
+        return (response.status, value)
+    }
+
+    /// Creates an ONLINE EXCLUSIVE+SHARED vehicle at a location.
+    func createVehicle(_ id: String, provider: String = "acme", latitude: Double = 52.52, longitude: Double = 13.405, capacity: Int = 4) async throws {
+        let (status, body) = try await json("POST", "/v1/providers/\(provider)/vehicles?vehicleId=\(id)", """
+            {"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE","SHARED"],"maximumCapacity":\(capacity),"vehicleType":{"category":"AUTO"},
+             "lastLocation":{"location":{"latitude":\(latitude),"longitude":\(longitude)}}}
+            """, token: token(.server, provider: provider))
+        try #require(status == 200, "create vehicle: \(body)")
+    }
+
+    func createTrip(_ id: String, provider: String = "acme", extra: String = "") async throws {
+        let (status, body) = try await json("POST", "/v1/providers/\(provider)/trips?tripId=\(id)", """
+            {"tripType":"EXCLUSIVE","pickupPoint":{"point":{"latitude":52.5,"longitude":13.4}},
+             "dropoffPoint":{"point":{"latitude":52.53,"longitude":13.38}}\(extra)}
+            """, token: token(.server, provider: provider))
+        try #require(status == 200, "create trip: \(body)")
+    }
+
+    func updateTrip(_ id: String, mask: String, _ body: String, token: String? = nil) async throws -> (Int, JSONValue) {
+        try await json("PUT", "/v1/providers/acme/trips/\(id)?updateMask=\(mask)", body, token: token)
+    }
+}
+
+/// Asserts Fleet Engine's error shape with the given HTTP status and status name.
+func expectError(_ result: (Int, JSONValue), _ status: Int, _ name: String, containing text: String? = nil,
+                 sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.0 == status, "status \(result.0), body \(result.1)", sourceLocation: sourceLocation)
+    #expect(result.1["error"]?["status"]?.stringValue == name, "body \(result.1)", sourceLocation: sourceLocation)
+    #expect(result.1["error"]?["code"]?.int64Value == Int64(status), "body \(result.1)", sourceLocation: sourceLocation)
+    if let text {
+        let message = result.1["error"]?["message"]?.stringValue ?? ""
+        #expect(message.contains(text), "message \(message.debugDescription) lacks \(text.debugDescription)", sourceLocation: sourceLocation)
+    }
+}
