@@ -6,4 +6,52 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
+/* Glibc's Swift module does not cover epoll/eventfd; the HTTP module uses them to notice clients
+   that hang up while their stream connection is suspended (MHD does not poll those). */
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+/* Swift cannot call C variadic functions, and MHD_start_daemon, MHD_get_connection_info and
+   MHD_get_daemon_info are variadic. These non-variadic wrappers are the only shims: the
+   Clang importer compiles header inline functions itself, so no C target is needed. */
+
+/* Starts a daemon bound to `address` with the options the HTTP module uses. A thread pool is
+   requested only when `thread_pool_size` > 1 (1 means the single internal polling thread). */
+static inline struct MHD_Daemon *
+waymark_mhd_start(unsigned int flags, uint16_t port, const struct sockaddr *address,
+                  MHD_AccessHandlerCallback handler, void *handler_cls,
+                  MHD_RequestCompletedCallback completed, void *completed_cls,
+                  unsigned int thread_pool_size, unsigned int connection_limit,
+                  unsigned int connection_timeout_seconds) {
+  if (thread_pool_size > 1)
+    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
+                            MHD_OPTION_END);
+  return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
+                          MHD_OPTION_SOCK_ADDR, address,
+                          MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                          MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                          MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                          MHD_OPTION_END);
+}
+
+/* The port the daemon is bound to (useful after binding port 0), or 0 if unknown. */
+static inline uint16_t
+waymark_mhd_bound_port(struct MHD_Daemon *daemon) {
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+  return info == NULL ? 0 : info->port;
+}
+
+/* The socket of a connection, or -1. */
+static inline int
+waymark_mhd_connection_fd(struct MHD_Connection *connection) {
+  const union MHD_ConnectionInfo *info =
+      MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  return info == NULL ? -1 : info->connect_fd;
+}
+
 #endif

@@ -1,2 +1,0 @@
-/// The HTTP server module (placeholder until the server lands).
-enum HTTPModule {}

@@ -1,0 +1,86 @@
+extension HTTPServer {
+    /// Server settings.
+    ///
+    /// Read once by `start()`. Library code never reads the environment; the executable maps
+    /// `WAYMARK_*` variables onto these fields.
+    package struct Configuration: Sendable {
+        /// The IPv4 address to bind, dotted (`127.0.0.1`; `0.0.0.0` for every interface).
+        package var host: String = "127.0.0.1"
+        /// The port to bind; 0 lets the OS choose (read `HTTPServer.port` after `start()`).
+        package var port: UInt16 = 8080
+        /// libmicrohttpd's internal thread pool size; 1 means one internal epoll thread.
+        package var threads: Int = 2
+        /// The largest request body accepted; larger bodies are answered 413 (a declared
+        /// `Content-Length` at once, a chunked body as soon as it passes the limit).
+        package var maxBodyBytes: Int = 1 << 20
+        /// Idle or slow clients (headers, body, or not reading a response) are dropped after this
+        /// many seconds without progress; 0 disables the timeout. Suspended connections (handler
+        /// running, idle stream) do not time out.
+        package var connectionTimeoutSeconds: Int = 60
+        /// The most connections served at once; further connections are refused by libmicrohttpd.
+        package var connectionLimit: Int = 4096
+        /// Renders the errors the server produces itself (413 body too large, 503 shutting down,
+        /// 500 for an invalid handler status). A handler that traps takes the process down, so
+        /// there is no 500 for that.
+        package var errorBody: @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
+
+        package init(
+            host: String = "127.0.0.1",
+            port: UInt16 = 8080,
+            threads: Int = 2,
+            maxBodyBytes: Int = 1 << 20,
+            connectionTimeoutSeconds: Int = 60,
+            connectionLimit: Int = 4096,
+            errorBody: @escaping @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
+                = Configuration.defaultErrorBody
+        ) {
+            self.host = host
+            self.port = port
+            self.threads = threads
+            self.maxBodyBytes = maxBodyBytes
+            self.connectionTimeoutSeconds = connectionTimeoutSeconds
+            self.connectionLimit = connectionLimit
+            self.errorBody = errorBody
+        }
+
+        /// `{"error":{"code":413,"message":"..."}}` as `application/json`, the shape of Google API
+        /// errors without the status name (the API layer maps names).
+        package static func defaultErrorBody(_ status: Int, _ message: String) -> (contentType: String, body: [UInt8]) {
+            var out = Array(#"{"error":{"code":\#(status),"message":""#.utf8)
+            for scalar in message.unicodeScalars {
+                switch scalar {
+                case "\"": out += Array(#"\""#.utf8)
+                case "\\": out += Array(#"\\"#.utf8)
+                case "\n": out += Array(#"\n"#.utf8)
+                case "\r": out += Array(#"\r"#.utf8)
+                case "\t": out += Array(#"\t"#.utf8)
+                default:
+                    if scalar.value < 0x20 {
+                        let hex = String(scalar.value, radix: 16)
+                        out += Array(("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                    } else {
+                        out += Array(String(scalar).utf8)
+                    }
+                }
+            }
+            out += Array(#""}}"#.utf8)
+            return ("application/json", out)
+        }
+
+        /// Checks the ranges `start()` relies on.
+        func validate() throws(HTTPError) {
+            guard (1...256).contains(threads) else {
+                throw HTTPError(.invalidConfiguration, "threads must be 1...256, got \(threads)")
+            }
+            guard maxBodyBytes >= 0 else {
+                throw HTTPError(.invalidConfiguration, "maxBodyBytes must not be negative, got \(maxBodyBytes)")
+            }
+            guard (0...Int(UInt32.max)).contains(connectionTimeoutSeconds) else {
+                throw HTTPError(.invalidConfiguration, "connectionTimeoutSeconds must be 0...\(UInt32.max), got \(connectionTimeoutSeconds)")
+            }
+            guard (1...Int(UInt32.max)).contains(connectionLimit) else {
+                throw HTTPError(.invalidConfiguration, "connectionLimit must be 1...\(UInt32.max), got \(connectionLimit)")
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HTTP
+import Testing
+
+@Suite("HTTPServer.shutdown: drain in-flight requests, finish streams, stop listening")
+struct HTTPServerShutdownTests {
+    @Test(.timeLimit(.minutes(1)))
+    func shutdownLetsInFlightRequestFinishSendsStreamsFinalBytesThenRefusesConnections() async throws {
+        let streams = Recorder<HTTPStream>()
+        let closes = Counter()
+        let server = HTTPServer(configuration: HTTPServer.Configuration(port: 0), handler: ClosureHandler { request in
+            if request.path == "/slow" {
+                try? await Task.sleep(for: .milliseconds(400))
+                return .text("slow done")
+            }
+            let stream = HTTPStream(finalBytesOnShutdown: Array("event: shutdown\n\n".utf8))
+            stream.onClose { closes.increment() }
+            stream.write(Array("event: open\n\n".utf8))
+            streams.record(stream)
+            return .stream(stream)
+        })
+        try server.start()
+        let port = server.port
+
+        let streamClient = try await blocking { () -> RawHTTPClient in
+            let client = try RawHTTPClient(port: port)
+            try client.send(RawHTTPClient.request("GET", "/events"))
+            _ = try client.readHead()
+            _ = try client.readChunk()
+            return client
+        }
+        async let slow = blocking { try RawHTTPClient(port: port).exchange("GET", "/slow") }
+        #expect(await eventually { server.inFlightRequests == 1 })
+        #expect(server.openStreams == 1)
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        await server.shutdown(grace: .seconds(5))
+        let took = clock.now - started
+
+        let slowResponse = try await slow
+        #expect(slowResponse.status == 200)
+        #expect(slowResponse.text == "slow done")
+        #expect(slowResponse.headers["Connection"]?.lowercased() == "close")
+        let rest = try await blocking { () -> String in
+            var rest: [UInt8] = []
+            while let chunk = try streamClient.readChunk() { rest += chunk }
+            return String(decoding: rest, as: UTF8.self)
+        }
+        #expect(rest == "event: shutdown\n\n")
+        #expect(closes.count == 1)
+        #expect(streams.all.allSatisfy { $0.isClosed })
+        #expect(took < .seconds(3), "shutdown took \(took) with a 400 ms request and a 5 s grace")
+        #expect(!RawHTTPClient.canConnect(port: port))
+        #expect(server.inFlightRequests == 0)
+        #expect(server.openStreams == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func requestOnKeptAliveConnectionDuringShutdownGets503WithConnectionClose() async throws {
+        let release = Counter()
+        let server = HTTPServer(configuration: HTTPServer.Configuration(port: 0), handler: ClosureHandler { request in
+            if request.path == "/hold" {
+                while release.count == 0 { try? await Task.sleep(for: .milliseconds(10)) }
+            }
+            return .text("ok \(request.path)")
+        })
+        try server.start()
+        let port = server.port
+        let keptAlive = try await blocking { () -> RawHTTPClient in
+            let client = try RawHTTPClient(port: port)
+            _ = try client.exchange("GET", "/warm-up")
+            return client
+        }
+        // A held request keeps shutdown in its grace period while the kept-alive connection is used.
+        async let held = blocking { try RawHTTPClient(port: port).exchange("GET", "/hold") }
+        #expect(await eventually { server.inFlightRequests == 1 })
+        async let stopped: Void = server.shutdown(grace: .seconds(10))
+        try await Task.sleep(for: .milliseconds(100))
+
+        let refused = try await blocking { () -> (RawHTTPClient.Response, Bool) in
+            let response = try keptAlive.exchange("GET", "/late", headers: [("x-request-id", "late-1")])
+            return (response, keptAlive.serverClosed())
+        }
+        #expect(refused.0.status == 503)
+        #expect(refused.0.headers["Connection"]?.lowercased() == "close")
+        #expect(refused.0.headers["x-request-id"] == "late-1")
+        #expect(refused.0.text.contains(#""code":503"#))
+        #expect(refused.1)
+
+        release.increment()
+        let heldResponse = try await held
+        #expect(heldResponse.status == 200)
+        await stopped
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func handlerStillRunningAfterGraceIsAnswered503AndShutdownCompletes() async throws {
+        let server = HTTPServer(configuration: HTTPServer.Configuration(port: 0), handler: ClosureHandler { _ in
+            try? await Task.sleep(for: .seconds(30))
+            return .text("too late")
+        })
+        try server.start()
+        let port = server.port
+        async let stuck = blocking { try RawHTTPClient(port: port).exchange("GET", "/stuck") }
+        #expect(await eventually { server.inFlightRequests == 1 })
+        let clock = ContinuousClock()
+        let started = clock.now
+        await server.shutdown(grace: .milliseconds(200))
+        #expect(clock.now - started < .seconds(3))
+        let response = try await stuck
+        #expect(response.status == 503)
+        #expect(response.headers["Connection"]?.lowercased() == "close")
+        // A second shutdown is a no-op.
+        await server.shutdown(grace: .seconds(1))
+    }
+}
