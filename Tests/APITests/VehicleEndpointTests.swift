@@ -46,11 +46,15 @@ import TestSupport
             try await server.createVehicle("v-1")
             let path = "/v1/providers/acme/vehicles/v-1"
             let (status, vehicle) = try await server.json("PUT", path + "?updateMask=lastLocation", """
-                {"lastLocation":{"location":{"latitude":52.6,"longitude":13.5},"heading":90,"speed":9.5,"updateTime":"2026-11-29T12:00:00.500Z"}}
+                {"lastLocation":{"location":{"latitude":52.6,"longitude":13.5},"heading":90,"speed":9.5}}
                 """)
             #expect(status == 200, "\(vehicle)")
             #expect(vehicle["lastLocation"]?["location"]?["latitude"]?.doubleValue == 52.6)
             #expect(vehicle["lastLocation"]?["serverTime"] != nil)
+            // A report older than the last accepted one is recorded but does not move the vehicle back.
+            let (staleStatus, stale) = try await server.json("PUT", path + "?updateMask=lastLocation",
+                                                             #"{"lastLocation":{"location":{"latitude":1,"longitude":1},"updateTime":"2001-01-01T00:00:00Z"}}"#)
+            #expect(staleStatus == 200 && stale["lastLocation"]?["location"]?["latitude"]?.doubleValue == 52.6, "\(stale)")
             let before = try await server.eventCount()
             expectError(try await server.json("PUT", path + "?updateMask=lastLocation", #"{"lastLocation":{"location":{"latitude":52,"longitude":190}}}"#),
                         400, "INVALID_ARGUMENT", containing: "longitude must be within [-180, 180]")

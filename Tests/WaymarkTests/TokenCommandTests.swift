@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Postgres
 import Signing
 import Testing
 import TestSupport

@@ -37,7 +37,7 @@ package final class TripService: Sendable {
         var commands: [Trip.Command] = [.createTrip(request.create, at: clock())]
         let vehicleId = request.vehicleId.flatMap { $0.isEmpty ? nil : $0 }
         let mark = try await mutate(provider: request.provider, tripId: request.create.tripId, context: context,
-                                    waypoints: request.vehicleWaypoints) { _, vehicles, now throws(APIError) in
+                                    assigning: vehicleId, waypoints: request.vehicleWaypoints) { _, vehicles, now throws(APIError) in
             commands = [.createTrip(request.create, at: now)]
             if let vehicleId {
                 commands.append(.assignVehicle(vehicleId: vehicleId, vehicle: try vehicles(vehicleId)?.state, at: now))
@@ -75,8 +75,12 @@ package final class TripService: Sendable {
             throw .permissionDenied("a driver token may not change a trip's vehicleId")
         }
         var waypoints: [TripWaypoint]?
-        for change in request.changes { if case .vehicleWaypoints(let list) = change { waypoints = list } }
-        let mark = try await mutate(provider: request.provider, tripId: request.tripId, context: context, waypoints: waypoints) { state, vehicles, now throws(APIError) in
+        var assigning: String?
+        for change in request.changes {
+            if case .vehicleWaypoints(let list) = change { waypoints = list }
+            if case .vehicleId(let id?) = change, !id.isEmpty { assigning = id }
+        }
+        let mark = try await mutate(provider: request.provider, tripId: request.tripId, context: context, assigning: assigning, waypoints: waypoints) { state, vehicles, now throws(APIError) in
             guard state.exists else { throw .notFound("trip \(request.tripId) not found (provider \(request.provider))") }
             if context.caller.role == .driver, state.vehicleId != context.caller.vehicleId {
                 throw .permissionDenied("a driver token may update only trips assigned to its vehicle (trip \(request.tripId))")
@@ -89,7 +93,7 @@ package final class TripService: Sendable {
     package func delete(provider: String, tripId: String, context: CommandContext) async throws(APIError) {
         try context.caller.requireProvider(provider)
         try context.caller.require([.server], to: "delete trips")
-        let mark = try await mutate(provider: provider, tripId: tripId, context: context, waypoints: nil) { state, _, now throws(APIError) in
+        let mark = try await mutate(provider: provider, tripId: tripId, context: context, assigning: nil, waypoints: nil) { state, _, now throws(APIError) in
             guard state.exists else { throw .notFound("trip \(tripId) not found (provider \(provider))") }
             return [.deleteTrip(at: now)]
         }
@@ -144,8 +148,11 @@ package final class TripService: Sendable {
     typealias VehicleLookup = (String) throws(APIError) -> Loaded<Vehicle.State>?
 
     /// Decides on the trip's latest state, appends, syncs vehicles; returns the feed mark of the writes.
+    ///
+    /// `assigning` names the vehicle an assignment will look at: it is loaded before `plan` runs,
+    /// so the plan (synchronous, like `decide`) gets its state by lookup.
     private func mutate(
-        provider: String, tripId: String, context: CommandContext, waypoints: [TripWaypoint]?,
+        provider: String, tripId: String, context: CommandContext, assigning: String?, waypoints: [TripWaypoint]?,
         plan: (Trip.State, VehicleLookup, Timestamp) throws(APIError) -> [Trip.Command]
     ) async throws(APIError) -> WriteMark {
         var mark = WriteMark()
@@ -153,10 +160,9 @@ package final class TripService: Sendable {
         var touched: [String] = []
         for attempt in 1...Self.attempts {
             let loaded = try await repository.loadTrip(provider: provider, tripId: tripId)
-            // Vehicles the plan may look at are loaded up front (the plan itself is synchronous).
             var vehicles: [String: Loaded<Vehicle.State>] = [:]
-            for vehicleId in try await plannedVehicles(loaded.state, context: context, planProbe: plan) where vehicles[vehicleId] == nil {
-                vehicles[vehicleId] = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
+            if let assigning {
+                vehicles[assigning] = try await repository.loadVehicle(provider: provider, vehicleId: assigning)
             }
             let now = clock()
             let lookup: VehicleLookup = { id throws(APIError) in vehicles[id] }
@@ -193,17 +199,6 @@ package final class TripService: Sendable {
             try await sync(provider: provider, vehicleId: vehicleId, trip: after, reorder: reorder, context: context, mark: &mark)
         }
         return mark
-    }
-
-    /// Vehicle ids a plan will ask about: the ones named by assignment commands.
-    private func plannedVehicles(_ state: Trip.State, context: CommandContext,
-                                 planProbe: (Trip.State, VehicleLookup, Timestamp) throws(APIError) -> [Trip.Command]) async throws(APIError) -> [String] {
-        var asked: [String] = []
-        // A dry run with a lookup that records the ids; its commands are discarded.
-        let recorder = AskedVehicles()
-        _ = try? planProbe(state, { id throws(APIError) in recorder.add(id); return nil }, clock())
-        asked = recorder.ids
-        return asked
     }
 
     /// Brings one vehicle in line with the trip (and applies a requested waypoint order).
@@ -351,11 +346,4 @@ package final class TripService: Sendable {
         }
         return .object(object)
     }
-}
-
-/// Vehicle ids a plan asked about during its dry run.
-private final class AskedVehicles: @unchecked Sendable {
-    // Used by one task, synchronously, during one dry run; never shared.
-    var ids: [String] = []
-    func add(_ id: String) { if !ids.contains(id) { ids.append(id) } }
 }

@@ -54,7 +54,10 @@ enum ProtoValue {
             if ["NaN", "Infinity", "-Infinity"].contains(text) {
                 throw .invalidArgument("\(path) must be a finite number (got \(text))")
             }
-            number = Double(text)
+            guard let parsed = Double(text) else {
+                throw .invalidArgument("\(path) must be a number (got \(text.debugDescription))")
+            }
+            number = parsed
         default:
             throw .invalidArgument("\(path) must be a number (got \(kind(value)))")
         }

@@ -56,7 +56,7 @@ package final class RESTHandler: HTTPHandler {
 
         let caller = try api.authenticator.authenticate(authorization: request.header("authorization"))
         let context = CommandContext(caller: caller, requestId: request.requestId)
-        let body = route.hasBody ? try Self.body(request) : nil
+        let body: JSONValue = route.hasBody ? try Self.body(request) : .null
         let trips = api.trips
         let vehicles = api.vehicles
         let result: JSONValue
@@ -65,7 +65,7 @@ package final class RESTHandler: HTTPHandler {
             guard let tripId = try query.value("tripId"), !tripId.isEmpty else { throw .invalidArgument("tripId is required (query parameter)") }
             try Self.validateId(tripId, field: "tripId")
             try query.finish()
-            result = try await trips.create(try TripJSON.create(body!, provider: provider, tripId: tripId), context: context)
+            result = try await trips.create(try TripJSON.create(body, provider: provider, tripId: tripId), context: context)
         case .getTrip(let provider, let tripId):
             let view = try query.value("view").map { v throws(APIError) in try ProtoValue.enumName(QueryParameters.json(v), .tripView, at: "view") } ?? "TRIP_VIEW_UNSPECIFIED"
             var versions = FleetResourceViews.TripVersions()
@@ -82,14 +82,14 @@ package final class RESTHandler: HTTPHandler {
         case .updateTrip(let provider, let tripId):
             let mask = try Self.mask(&query)
             try query.finish()
-            result = try await trips.update(try TripJSON.update(body!, mask: mask, provider: provider, tripId: tripId), context: context)
+            result = try await trips.update(try TripJSON.update(body, mask: mask, provider: provider, tripId: tripId), context: context)
         case .deleteTrip(let provider, let tripId):
             try query.finish()
             try await trips.delete(provider: provider, tripId: tripId, context: context)
             result = .object(JSONObject())
         case .searchTrips(let provider):
             try query.finish()
-            let found = try await trips.search(try TripJSON.search(body!, provider: provider), caller: caller)
+            let found = try await trips.search(try TripJSON.search(body, provider: provider), caller: caller)
             var members: [(String, JSONValue)] = [("trips", .array(found.trips))]
             if !found.nextPageToken.isEmpty { members.append(("nextPageToken", .string(found.nextPageToken))) }
             result = .object(JSONObject(members))
@@ -99,7 +99,7 @@ package final class RESTHandler: HTTPHandler {
             guard let vehicleId = try query.value("vehicleId"), !vehicleId.isEmpty else { throw .invalidArgument("vehicleId is required (query parameter)") }
             try Self.validateId(vehicleId, field: "vehicleId")
             try query.finish()
-            result = try await vehicles.create(try VehicleJSON.create(body!, provider: provider, vehicleId: vehicleId), context: context)
+            result = try await vehicles.create(try VehicleJSON.create(body, provider: provider, vehicleId: vehicleId), context: context)
         case .getVehicle(let provider, let vehicleId):
             var versions = FleetResourceViews.VehicleVersions()
             versions.currentRouteSegmentVersion = try Self.timestamp(&query, "currentRouteSegmentVersion")
@@ -109,10 +109,10 @@ package final class RESTHandler: HTTPHandler {
         case .updateVehicle(let provider, let vehicleId):
             let mask = try Self.mask(&query)
             try query.finish()
-            result = try await vehicles.update(try VehicleJSON.update(body!, mask: mask, provider: provider, vehicleId: vehicleId), context: context)
+            result = try await vehicles.update(try VehicleJSON.update(body, mask: mask, provider: provider, vehicleId: vehicleId), context: context)
         case .updateVehicleAttributes(let provider, let vehicleId):
             try query.finish()
-            let attributes = try await vehicles.updateAttributes(provider: provider, vehicleId: vehicleId, attributes: try VehicleJSON.attributes(body!), context: context)
+            let attributes = try await vehicles.updateAttributes(provider: provider, vehicleId: vehicleId, attributes: try VehicleJSON.attributes(body), context: context)
             result = .object(JSONObject([("attributes", attributes)]))
         case .deleteVehicle(let provider, let vehicleId):
             try query.finish()
@@ -126,7 +126,7 @@ package final class RESTHandler: HTTPHandler {
             result = .object(JSONObject(members))
         case .searchVehicles(let provider):
             try query.finish()
-            result = .object(JSONObject([("matches", .array(try await vehicles.search(try VehicleJSON.search(body!, provider: provider), caller: caller)))]))
+            result = .object(JSONObject([("matches", .array(try await vehicles.search(try VehicleJSON.search(body, provider: provider), caller: caller)))]))
         case .healthz, .readyz, .metrics, .openAPI:
             preconditionFailure("answered above")
         }
