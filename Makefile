@@ -28,8 +28,10 @@ run: release
 
 ## Benchmarks, measured side by side in one run (see BENCHMARKS.md).
 bench: release
+	@EXTRA_PACKAGES=wrk scripts/deps.sh
 	$(RELEASE_BIN) bench append
 	$(RELEASE_BIN) bench rebuild
+	$(RELEASE_BIN) bench http
 
 ## Manage the embedded cluster used by `make run`.
 db-start: build

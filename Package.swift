@@ -46,7 +46,7 @@ let package = Package(
 
         .executableTarget(
             name: "waymark",
-            dependencies: ["API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator"],
+            dependencies: ["API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo"],
             swiftSettings: settings
         ),
 

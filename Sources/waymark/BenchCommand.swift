@@ -20,10 +20,11 @@ enum BenchCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
-        guard flags.positional == ["append"] || flags.positional == ["rebuild"] else {
-            throw UsageError("bench needs exactly one benchmark name: append or rebuild")
+        guard flags.positional == ["append"] || flags.positional == ["rebuild"] || flags.positional == ["http"] else {
+            throw UsageError("bench needs exactly one benchmark name: append, rebuild or http")
         }
         let rebuild = flags.positional == ["rebuild"]
+        let http = flags.positional == ["http"]
         let events = try flags.int("events", default: rebuild ? 1_000_000 : 200_000)
         let seconds = try flags.int("seconds", default: 5)
         let formatText = flags.value("format") ?? "text"
@@ -36,14 +37,23 @@ enum BenchCommand {
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
-        let scratch = rebuild ? BenchRebuild.databaseName : databaseName
+        let scratch = http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
         do {
             try await recreate(admin: admin, name: scratch)
             let url = try benchURL(database.url, database: scratch)
-            let outcome: Result<BenchTable, any Error>
+            let outcome: Result<String, any Error>
             do {
-                outcome = .success(rebuild ? try await BenchRebuild(events: events, url: url, logger: logger).run()
-                                           : try await runAppend(url: url, events: events, seconds: seconds, logger: logger))
+                if http {
+                    let seconds = try flags.int("seconds", default: 10)
+                    let connections = try flags.int("connections", default: 64)
+                    let vehicles = try flags.int("vehicles", default: 200)
+                    let results = try await BenchHTTP(url: url, seconds: seconds, connections: connections, vehicles: vehicles, logger: logger).run()
+                    outcome = .success(BenchHTTP.render(results, format: format, seconds: seconds, connections: connections, vehicles: vehicles))
+                } else {
+                    let table = rebuild ? try await BenchRebuild(events: events, url: url, logger: logger).run()
+                                        : try await runAppend(url: url, events: events, seconds: seconds, logger: logger)
+                    outcome = .success(table.render(format))
+                }
             } catch {
                 outcome = .failure(error)
             }
@@ -52,7 +62,7 @@ enum BenchCommand {
             } else {
                 try await admin.query("DROP DATABASE IF EXISTS \(Connection.quoteIdentifier(scratch)) WITH (FORCE)")
             }
-            printOut(try outcome.get().render(format))
+            printOut(try outcome.get())
         } catch {
             await admin.shutdown()
             throw error

@@ -15,6 +15,8 @@ let usage = """
       token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
                             print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
       bench append          measure appends beside the raw COPY ceiling (--events N)
+      bench rebuild         measure read-model rebuilds beside the raw read ceiling (--events N)
+      bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
       help                  show this text
 
     serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port)
