@@ -8,7 +8,9 @@ import Journey
 /// polylines, driven with location reports every few simulated seconds (GPS noise, stale
 /// reports, offline backlogs, detours that go off route and reroute or rejoin), route segments
 /// with traffic and remaining distance/ETA, and moved through every status to COMPLETE; some are
-/// canceled, unassigned and reassigned. Every command goes through `decide` and every event
+/// canceled, unassigned and reassigned. After the last trip the back office updates vehicles
+/// (attributes, plates, back-to-back, capabilities), deletes some finished trips (re-booking a
+/// few ids) and deletes and re-registers a vehicle. Every command goes through `decide` and every event
 /// through `evolve`, so the output is exactly what the server would store for those commands,
 /// and `Vehicle.syncTrip` follows every trip command as the server does.
 ///

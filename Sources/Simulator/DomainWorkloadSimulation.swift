@@ -143,11 +143,12 @@ package struct DomainWorkloadSimulation: IteratorProtocol {
         clock = clock.adding(microseconds: Int64(rng.between(1_000...250_000)))
     }
 
-    /// After the last trip: some vehicles go offline for the night.
+    /// After the last trip: some vehicles go offline for the night, then the back office tidies up.
     private mutating func finish() {
         for c in cars.indices where cars[c].state.vehicleState == .online && rng.chance(50) {
             runVehicle(c, .setVehicleState(.offline, at: clock), "Vehicle.setVehicleState")
         }
+        tidyUp()
         finished = true
     }
 

@@ -106,6 +106,11 @@ struct RandomizedTripTests {
                 stats[event.type, default: 0] += 1
                 #expect(try Trip.Event.decode(type: event.type, data: try event.encodePayload()) == event)
                 guard before.exists else { continue }
+                // A deletion ends the lifecycle: nothing of it is left to compare.
+                if case .deleted = event {
+                    #expect(!after.exists && after.remainingWaypoints.isEmpty, "trip \(id) survived its deletion")
+                    continue
+                }
                 // Status never goes backward, and a status event always moves it forward.
                 #expect(RandomizedTripTests.rank(after) >= RandomizedTripTests.rank(before), "trip \(id): \(before.status) -> \(after.status)")
                 switch event {
@@ -115,7 +120,7 @@ struct RandomizedTripTests {
                 }
                 // Remaining waypoints shrink monotonically (only editing the stops may change them).
                 switch event {
-                case .dropoffPointSet, .intermediateDestinationsChanged:
+                case .dropoffPointSet, .intermediateDestinationsChanged, .pickupPointSet:
                     break
                 default:
                     #expect(before.remainingWaypoints.ends(with: after.remainingWaypoints), "trip \(id) remaining waypoints grew")
@@ -202,6 +207,10 @@ struct RandomizedTripTests {
                 try run(id, .unassignVehicle(at: tick()))
                 return
             }
+            if rng.chance(5), trip.status.isBeforePickup {
+                try run(id, .setPickupPoint(TerminalLocation(point: randomPoint()), at: tick()))
+                return
+            }
             if rng.chance(8), trip.routePlan == nil {
                 try planRoute(id)
                 return
@@ -275,6 +284,15 @@ struct RandomizedTripTests {
         for id in world.vehicleIds { world.checkVehicle(id) }
         #expect(world.trips.count == 1_000)
         #expect(world.trips.values.allSatisfy { $0.status.isTerminal })
+        // Deleting finished trips changes no vehicle.
+        let vehiclesBefore = world.vehicles
+        for id in world.trips.keys.sorted() where world.rng.chance(30) {
+            try world.run(id, .deleteTrip(at: world.tick()))
+            #expect(world.trips[id]?.exists == false)
+        }
+        #expect(world.vehicles == vehiclesBefore)
+        #expect(world.stats[Trip.Event.tripDeleted, default: 0] > 200)
+        #expect(world.stats[Trip.Event.tripPickupPointSet, default: 0] > 0)
         #expect(world.vehicles.values.allSatisfy { $0.currentTrips.isEmpty && $0.waypoints.isEmpty })
         // The generator really exercised the interesting paths.
         let completed = world.trips.values.filter { $0.status == .complete }.count

@@ -98,7 +98,8 @@ struct ReadModelEndToEndTests {
         }
     }
 
-    /// The final status of each trip, from the workload's own events.
+    /// The final status of each trip, from the workload's own events ("DELETED" for a deleted one,
+    /// "" for one that never finished).
     static func finalStatuses(_ commands: [WorkloadCommand]) -> [String: String] {
         var statuses: [String: String] = [:]
         for event in commands.lazy.flatMap(\.events) where event.streamId.hasPrefix("trip:") {
@@ -106,6 +107,8 @@ struct ReadModelEndToEndTests {
             switch event.type {
             case Trip.Event.tripCompleted: statuses[tripId] = TripStatus.complete.rawValue
             case Trip.Event.tripCanceled: statuses[tripId] = TripStatus.canceled.rawValue
+            case Trip.Event.tripDeleted: statuses[tripId] = "DELETED"
+            case Trip.Event.tripCreated: statuses[tripId] = ""
             default: if statuses[tripId] == nil { statuses[tripId] = "" }
             }
         }
@@ -143,7 +146,12 @@ struct ReadModelEndToEndTests {
             }
             let statuses = Self.finalStatuses(commands)
             #expect(statuses.count == 200)
-            for tripId in statuses.keys.sorted().enumerated().filter({ $0.offset % 20 == 0 }).map(\.element) {
+            let deleted = statuses.filter { $0.value == "DELETED" }.map(\.key)
+            #expect(!deleted.isEmpty, "the workload deletes trips")
+            for tripId in deleted {
+                #expect(live["providers/\(Self.provider)/trips/\(tripId)"] == nil, "deleted trip \(tripId) has no view")
+            }
+            for tripId in statuses.keys.sorted().enumerated().filter({ $0.offset % 20 == 0 }).map(\.element) where statuses[tripId] != "DELETED" {
                 let folded = projector.model.view(provider: Self.provider, tripId: tripId)
                 let stored = live["providers/\(Self.provider)/trips/\(tripId)"]
                 #expect(folded != nil && stored != nil, "trip \(tripId) has a view")

@@ -187,8 +187,9 @@ struct JourneyViewProjectionTests {
 
     // MARK: Restart and determinism
 
-    @Test func loadThenContinueEqualsApplyingEverything() throws {
-        let log = try Self.longJourney().log
+    @Test(arguments: ["long", "lifecycle"])
+    func loadThenContinueEqualsApplyingEverything(journey: String) throws {
+        let log = try (journey == "long" ? Self.longJourney() : JourneyViewLifecycleTests.lifecycleJourney()).log
         let (reference, referenceTable) = Self.run(log, batch: 3)
         for split in stride(from: 0, through: log.count, by: 5) {
             var first = JourneyViewProjection()
@@ -348,7 +349,7 @@ struct JourneyViewProjectionTests {
             let at = F.t(clock)
             let vehicle = vehicles[rng.below(vehicles.count)]
             let trip = trips[rng.below(trips.count)]
-            switch rng.below(12) {
+            switch rng.below(14) {
             case 0:
                 let type: TripType = rng.chance(50) ? .shared : .exclusive
                 let stops = type == .exclusive && rng.chance(50) ? [places[rng.below(places.count)]] : []
@@ -373,6 +374,19 @@ struct JourneyViewProjectionTests {
                 _ = try? w.segment(vehicle, F.path(from, to), traffic: traffic, at: at)
             case 7:
                 _ = try? w.remaining(vehicle, meters: rng.below(3000), eta: F.t(clock + Double(rng.below(300))), at: at)
+            case 12:
+                if rng.chance(50) {
+                    _ = try? w.trip(trip, .deleteTrip(at: at), at: at)
+                } else {
+                    _ = try? w.trip(trip, .setPickupPoint(TerminalLocation(point: places[rng.below(places.count)]), at: at), at: at)
+                }
+            case 13:
+                switch rng.below(4) {
+                case 0: _ = try? w.vehicle(vehicle, .deleteVehicle(at: at), at: at)
+                case 1: _ = try? w.register(vehicle, types: [.shared, .exclusive], backToBack: rng.chance(50), at: at)
+                case 2: _ = try? w.vehicle(vehicle, .mergeAttributes([Attribute(key: "k\(rng.below(3))", value: .number(Double(rng.below(9))))], at: at), at: at)
+                default: _ = try? w.vehicle(vehicle, .setBackToBackEnabled(rng.chance(50), at: at), at: at)
+                }
             default:
                 let base = places[rng.below(places.count)]
                 let jitter = Double(rng.below(200) - 100) / 100_000

@@ -49,7 +49,9 @@ struct DomainWorkloadTests {
         }
         #expect(tripStates.count == 80)
         #expect(vehicleStates.count == 20)
-        #expect(tripStates.values.allSatisfy { $0.status.isTerminal }, "every trip ends COMPLETE or CANCELED")
+        #expect(tripStates.values.allSatisfy { !$0.exists || $0.status.isTerminal }, "every trip ends COMPLETE, CANCELED or deleted")
+        #expect(tripStates.values.contains { !$0.exists })
+        #expect(vehicleStates.values.allSatisfy { $0.exists }, "a deleted vehicle is registered again")
         #expect(tripStates.values.filter { $0.status == .complete }.count > 50)
         #expect(tripStates.values.contains { $0.status == .canceled })
         #expect(vehicleStates.values.allSatisfy { $0.currentTrips.isEmpty && $0.waypoints.isEmpty })
@@ -63,7 +65,10 @@ struct DomainWorkloadTests {
                      Vehicle.Event.vehicleTripAssigned, Vehicle.Event.vehicleTripWaypointsUpdated, Vehicle.Event.vehicleTripReleased,
                      Vehicle.Event.vehicleNavigationStatusChanged, Vehicle.Event.vehicleStateChanged, Vehicle.Event.vehicleRerouted,
                      Vehicle.Event.vehicleRejoinedRoute, Vehicle.Event.vehicleWaypointsReordered, Trip.Event.tripVehicleUnassigned,
-                     Trip.Event.tripIntermediateDestinationsChanged, Trip.Event.tripDropoffPointSet] {
+                     Trip.Event.tripIntermediateDestinationsChanged, Trip.Event.tripDropoffPointSet,
+                     Trip.Event.tripDeleted, Trip.Event.tripPickupPointSet, Vehicle.Event.vehicleAttributesSet,
+                     Vehicle.Event.vehicleBackToBackEnabledChanged, Vehicle.Event.vehicleCapabilitiesChanged,
+                     Vehicle.Event.vehicleLicensePlateSet, Vehicle.Event.vehicleDeleted] {
             #expect(types[type, default: 0] > 0, "no \(type) in the workload")
         }
     }
