@@ -14,11 +14,22 @@ if ! "$BIN" db status --data-dir "$DIR" >/dev/null 2>&1; then
     "$BIN" db start --data-dir "$DIR" >/dev/null
     started=1
 fi
+URL="$("$BIN" db url --data-dir "$DIR")"
+# Tests keep their throwaway databases (see TestDatabase.dropsDatabases); they are dropped here,
+# before and after the run, one at a time.
+drop_test_databases() {
+    psql "$URL" -Atc "SELECT datname FROM pg_database WHERE datname LIKE 'wm\_test\_%'" 2>/dev/null | while read -r name; do
+        psql "$URL" -qc "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" >/dev/null 2>&1 || true
+    done
+}
 cleanup() {
+    drop_test_databases
     if [ "$started" = 1 ]; then "$BIN" db stop --data-dir "$DIR" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
+drop_test_databases
 
-export WAYMARK_TEST_DATABASE_URL="$("$BIN" db url --data-dir "$DIR")"
+export WAYMARK_TEST_DATABASE_URL="$URL"
+export WAYMARK_TEST_KEEP_DATABASES=1
 export WAYMARK_BIN="$BIN"
 swift test --skip-build

@@ -36,13 +36,20 @@ package enum TestDatabase {
                 try await Blocking.run { try Migrator().migrate(try Connection(conninfo: url)) }
             }
             let value = try await body(url)
-            try await drop(name, admin: admin)
+            if dropsDatabases { try await drop(name, admin: admin) }
             return value
         } catch {
-            try? await drop(name, admin: admin)
+            if dropsDatabases { try? await drop(name, admin: admin) }
             throw error
         }
     }
+
+    /// Whether each test drops its database at the end. `make test` turns this off
+    /// (`WAYMARK_TEST_KEEP_DATABASES=1`) and drops them all after the run: `DROP DATABASE` forces a
+    /// checkpoint and holds a transaction id while it waits, and the feed reads only below the
+    /// oldest running transaction of the whole cluster, so concurrent drops would stall every
+    /// other test's projections for seconds.
+    static var dropsDatabases: Bool { ProcessInfo.processInfo.environment["WAYMARK_TEST_KEEP_DATABASES"] != "1" }
 
     private static func drop(_ name: String, admin: String) async throws {
         try await Blocking.run {

@@ -79,7 +79,7 @@ import TestSupport
         #expect(result.stderr.contains("no projection named \"nope\"; known: journey, fleet, route_audit"))
     }
 
-    @Test func serveRunsTheStoreSaysTheHTTPAPIIsNotThereYetAndStopsCleanlyOnSIGTERM() async throws {
+    @Test func serveWithoutASecretGeneratesOneListensAndStopsCleanlyOnSIGTERM() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("wm-serve-\(UUID().uuidString).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -90,6 +90,8 @@ import TestSupport
             process.arguments = ["serve"]
             var environment = ProcessInfo.processInfo.environment
             environment["DATABASE_URL"] = url
+            environment["WAYMARK_HTTP_PORT"] = "0"
+            environment.removeValue(forKey: "WAYMARK_JWT_SECRET")
             process.environment = environment
             process.standardError = handle
             process.standardOutput = handle
@@ -98,11 +100,12 @@ import TestSupport
             var text = ""
             while Date() < deadline {
                 text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                if text.contains("projection journey") { break }
+                if text.contains("listening on") { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(text.contains("event store ready"))
-            #expect(text.contains("HTTP API is not implemented yet"))
+            #expect(text.contains("listening on http://127.0.0.1:"))
+            #expect(text.contains("WAYMARK_JWT_SECRET is not set: generated one for this run"))
             process.terminate()  // SIGTERM
             let stopDeadline = Date().addingTimeInterval(15)
             while process.isRunning && Date() < stopDeadline { try await Task.sleep(for: .milliseconds(50)) }
