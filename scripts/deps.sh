@@ -11,6 +11,8 @@ pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
 pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 [ -x /usr/sbin/runuser ] || need+=(util-linux)
+# The API conformance tests build a virtualenv (google-maps-fleetengine, schemathesis).
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # Extra packages a target asks for (e.g. benchmark tools): EXTRA_PACKAGES="wrk nginx-light"
 for package in ${EXTRA_PACKAGES:-}; do
     dpkg -s "$package" >/dev/null 2>&1 || need+=("$package")
