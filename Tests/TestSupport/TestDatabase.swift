@@ -126,3 +126,11 @@ package struct PrivateCluster: Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 }
+
+extension WaymarkBinary {
+    /// Runs another program (a script, a Python tool) to completion, off the cooperative pool.
+    @discardableResult
+    package static func runTool(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) async throws -> Subprocess.Outcome {
+        try await Blocking.run { try Subprocess.run(executable, arguments, environment: environment) }
+    }
+}
