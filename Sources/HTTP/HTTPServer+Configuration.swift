@@ -24,6 +24,7 @@ extension HTTPServer {
         /// there is no 500 for that.
         package var errorBody: @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
 
+        /// Settings with the defaults above unless given.
         package init(
             host: String = "127.0.0.1",
             port: UInt16 = 8080,
