@@ -242,6 +242,40 @@ struct HTTPServerTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func clientThatLeavesWhileHandlerRunsIsCleanedUp() async throws {
+        let exchanges = Recorder<HTTPExchange>()
+        let handled = Counter()
+        let streamClosed = Counter()
+        try await withServer(observer: { exchanges.record($0) }, handler: { request in
+            try? await Task.sleep(for: .milliseconds(200))
+            handled.increment()
+            if request.path == "/stream" {
+                let stream = HTTPStream()
+                stream.onClose { streamClosed.increment() }
+                return .stream(stream)
+            }
+            return .text("nobody reads this")
+        }) { server in
+            let port = server.port
+            _ = try await blocking {
+                for path in ["/bytes", "/stream"] {
+                    let client = try RawHTTPClient(port: port)
+                    try client.send(RawHTTPClient.request("GET", path))
+                    client.close()
+                }
+                return true
+            }
+            #expect(await eventually { handled.count == 2 })
+            #expect(await eventually { exchanges.count == 2 })
+            #expect(await eventually { streamClosed.count == 1 })
+            #expect(await eventually { server.inFlightRequests == 0 && server.openStreams == 0 })
+            // The server is unaffected.
+            let response = try await blocking { try RawHTTPClient(port: port).exchange("GET", "/bytes") }
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func observerReportsEachExchangeOnceWithStatusIdAndSizes() async throws {
         let exchanges = Recorder<HTTPExchange>()
         try await withServer(observer: { exchanges.record($0) }, handler: { request in
