@@ -122,7 +122,8 @@ package final class HTTPServer: Sendable {
                 flags, endpoint.port, address,
                 accessHandler, coreReference,
                 requestCompleted, coreReference,
-                UInt32(threads), UInt32(configuration.connectionLimit), UInt32(configuration.connectionTimeoutSeconds)
+                UInt32(threads), UInt32(configuration.connectionLimit), UInt32(configuration.connectionTimeoutSeconds),
+                configuration.diagnostics == nil ? nil : logDiagnostic, coreReference
             )
             startErrno = errno
             return daemon

@@ -317,8 +317,9 @@ struct HTTPServerTests {
     @Test(.timeLimit(.minutes(1)))
     func startOnPortInUseThrowsBindFailedNamingHostAndPort() async throws {
         try await withServer(handler: { _ in .text("first") }) { server in
+            let diagnostics = Recorder<String>()
             let second = HTTPServer(
-                configuration: HTTPServer.Configuration(host: "127.0.0.1", port: server.port),
+                configuration: HTTPServer.Configuration(host: "127.0.0.1", port: server.port, diagnostics: { diagnostics.record($0) }),
                 handler: ClosureHandler { _ in .text("second") })
             let result = Result { () throws(HTTPError) in try second.start() }
             switch result {
@@ -328,6 +329,8 @@ struct HTTPServerTests {
             case .failure(let error):
                 #expect(error.code == .bindFailed)
                 #expect(error.message.contains("127.0.0.1:\(server.port)"))
+                // libmicrohttpd's own message went to `diagnostics`, not standard error.
+                #expect(diagnostics.all.contains { $0.contains("bind") && $0.contains("\(server.port)") })
             }
         }
     }
