@@ -217,9 +217,9 @@ struct HTTPServerTests {
         #expect(calls.count == 0)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func slowHandlersDoNotBlockOtherRequests() async throws {
-        try await withServer({ $0.threads = 2 }, handler: { request in
+    @Test(.timeLimit(.minutes(1)), arguments: [1, 2])
+    func slowHandlersDoNotBlockOtherRequests(threads: Int) async throws {
+        try await withServer({ $0.threads = threads }, handler: { request in
             try? await Task.sleep(for: .milliseconds(200))
             return .text("slept \(request.path)")
         }) { server in
@@ -332,6 +332,21 @@ struct HTTPServerTests {
                 // libmicrohttpd's own message went to `diagnostics`, not standard error.
                 #expect(diagnostics.all.contains { $0.contains("bind") && $0.contains("\(server.port)") })
             }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func startAfterShutdownThrowsInvalidState() async throws {
+        let server = HTTPServer(configuration: HTTPServer.Configuration(port: 0), handler: ClosureHandler { _ in .text("") })
+        try server.start()
+        let port = server.port
+        #expect(port != 0)
+        await server.shutdown(grace: .zero)
+        #expect(server.port == port)
+        let result = Result { () throws(HTTPError) in try server.start() }
+        switch result {
+        case .success: Issue.record("a shut-down server started again")
+        case .failure(let error): #expect(error.code == .invalidState)
         }
     }
 
