@@ -15,28 +15,29 @@
    MHD_get_daemon_info are variadic. These non-variadic wrappers are the only shims: the
    Clang importer compiles header inline functions itself, so no C target is needed. */
 
-/* Starts a daemon bound to `address` with the options the HTTP module uses. A thread pool is
-   requested only when `thread_pool_size` > 1 (1 means the single internal polling thread). */
+/* Starts a daemon bound to `address` with the options the HTTP module uses. Optional options
+   (a thread pool when `thread_pool_size` > 1, a logger when `logger` is not NULL) go through one
+   MHD_OPTION_ARRAY, so a single variadic call covers every combination. */
 static inline struct MHD_Daemon *
 waymark_mhd_start(unsigned int flags, uint16_t port, const struct sockaddr *address,
                   MHD_AccessHandlerCallback handler, void *handler_cls,
                   MHD_RequestCompletedCallback completed, void *completed_cls,
                   unsigned int thread_pool_size, unsigned int connection_limit,
-                  unsigned int connection_timeout_seconds) {
+                  unsigned int connection_timeout_seconds,
+                  MHD_LogCallback logger, void *logger_cls) {
+  struct MHD_OptionItem options[8];
+  int count = 0;
+  options[count++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *) address };
+  options[count++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) completed, completed_cls };
+  options[count++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, connection_limit, NULL };
+  options[count++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds, NULL };
   if (thread_pool_size > 1)
-    return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
-                            MHD_OPTION_SOCK_ADDR, address,
-                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                            MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-                            MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size,
-                            MHD_OPTION_END);
+    options[count++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size, NULL };
+  if (logger != NULL)
+    options[count++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t) logger, logger_cls };
+  options[count++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
   return MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls,
-                          MHD_OPTION_SOCK_ADDR, address,
-                          MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-                          MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-                          MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
-                          MHD_OPTION_END);
+                          MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
 /* The port the daemon is bound to (useful after binding port 0), or 0 if unknown. */

@@ -5,7 +5,9 @@
 package struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
     package struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable name, used in logs.
         package let name: String
+        /// The name.
         package var description: String { name }
 
         /// The listening socket could not be bound: the port is in use, the address is not local,
@@ -19,11 +21,16 @@ package struct HTTPError: Error, Sendable, CustomStringConvertible {
         package static let invalidState = Code(name: "invalidState")
     }
 
+    /// What kind of failure this is; tests and callers switch on it.
     package let code: Code
+    /// What was wrong and where (host:port, the offending value).
     package let message: String
+    /// Where the error was made.
     package let file: String
+    /// The line in `file`.
     package let line: Int
 
+    /// Makes an error; `file` and `line` default to the caller's position.
     package init(_ code: Code, _ message: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.message = message
@@ -31,5 +38,6 @@ package struct HTTPError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
+    /// "code: message".
     package var description: String { "\(code): \(message)" }
 }

@@ -4,9 +4,13 @@
 /// 413 and 503 answers), when libmicrohttpd is done with it. `status` is 499 when the client left
 /// before any response was queued.
 package struct HTTPExchange: Sendable {
+    /// The request method.
     package var method: String
+    /// The percent-decoded path, without the query.
     package var path: String
+    /// The status sent (499 when the client left before any response was queued).
     package var status: Int
+    /// The `x-request-id` of the response.
     package var requestId: String
     /// From the request headers being received to the last response byte being handed to the socket.
     package var durationSeconds: Double
@@ -18,6 +22,7 @@ package struct HTTPExchange: Sendable {
     /// timeout, shutdown, stream aborted).
     package var completed: Bool
 
+    /// Makes an exchange (the server does; tests and log formatters may too).
     package init(
         method: String, path: String, status: Int, requestId: String, durationSeconds: Double,
         requestBytes: Int, responseBytes: Int, completed: Bool

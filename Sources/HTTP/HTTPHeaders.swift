@@ -10,6 +10,7 @@ package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// The fields in order.
     package private(set) var fields: [Field]
 
+    /// Headers with these fields, in this order.
     package init(_ fields: [Field] = []) {
         self.fields = fields
     }
@@ -47,6 +48,7 @@ package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.removeAll { Self.namesMatch($0.name, name) }
     }
 
+    /// Iterates the fields in order.
     package func makeIterator() -> IndexingIterator<[Field]> {
         fields.makeIterator()
     }

@@ -19,6 +19,7 @@ package struct HTTPRequest: Sendable {
     /// else one the server generated.
     package var requestId: String
 
+    /// Makes a request (the server does; handler tests may too).
     package init(
         method: String,
         path: String,

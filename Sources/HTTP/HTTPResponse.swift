@@ -13,10 +13,14 @@ package struct HTTPResponse: Sendable {
         case stream(HTTPStream)
     }
 
+    /// The HTTP status code, 100...599.
     package var status: Int
+    /// Response headers in order; the reserved ones (see the type's summary) are ignored.
     package var headers: [(name: String, value: String)]
+    /// The body: bytes, or a stream.
     package var body: Body
 
+    /// A response with the given parts (an empty byte body by default).
     package init(status: Int, headers: [(name: String, value: String)] = [], body: Body = .bytes([])) {
         self.status = status
         self.headers = headers

@@ -23,7 +23,12 @@ extension HTTPServer {
         /// 500 for an invalid handler status). A handler that traps takes the process down, so
         /// there is no 500 for that.
         package var errorBody: @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
+        /// Receives libmicrohttpd's own diagnostics (a client gone mid-response, a failed bind), one
+        /// line each, on libmicrohttpd's threads; route them to the logger at debug level. nil:
+        /// libmicrohttpd writes them to standard error.
+        package var diagnostics: (@Sendable (_ message: String) -> Void)?
 
+        /// Settings with the defaults above unless given.
         package init(
             host: String = "127.0.0.1",
             port: UInt16 = 8080,
@@ -32,7 +37,8 @@ extension HTTPServer {
             connectionTimeoutSeconds: Int = 60,
             connectionLimit: Int = 4096,
             errorBody: @escaping @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
-                = Configuration.defaultErrorBody
+                = Configuration.defaultErrorBody,
+            diagnostics: (@Sendable (_ message: String) -> Void)? = nil
         ) {
             self.host = host
             self.port = port
@@ -41,6 +47,7 @@ extension HTTPServer {
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
             self.connectionLimit = connectionLimit
             self.errorBody = errorBody
+            self.diagnostics = diagnostics
         }
 
         /// `{"error":{"code":413,"message":"..."}}` as `application/json`, the shape of Google API

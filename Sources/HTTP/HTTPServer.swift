@@ -10,6 +10,7 @@ import Synchronization
 /// `x-request-id`. `shutdown(grace:)` drains in-flight requests and finishes open streams before
 /// stopping. A server starts once; after `shutdown` make a new one.
 package final class HTTPServer: Sendable {
+    /// The settings the server was made with.
     package let configuration: Configuration
     private let handler: any HTTPHandler
     private let observer: (@Sendable (HTTPExchange) -> Void)?
@@ -18,6 +19,8 @@ package final class HTTPServer: Sendable {
     private struct State {
         var lifecycle = Lifecycle.idle
         var port: UInt16 = 0
+        /// Kept after shutdown so the counters stay readable.
+        var core: ServerCore?
     }
 
     private enum Lifecycle {
@@ -71,18 +74,12 @@ package final class HTTPServer: Sendable {
 
     /// Requests whose handler runs or whose byte response is being sent (streams not included).
     package var inFlightRequests: Int {
-        state.withLock { state -> ServerCore? in
-            if case .running(let running) = state.lifecycle { return running.core }
-            return nil
-        }?.inFlight.load(ordering: .relaxed) ?? 0
+        state.withLock { $0.core }?.inFlight.load(ordering: .relaxed) ?? 0
     }
 
     /// Streamed responses libmicrohttpd still holds.
     package var openStreams: Int {
-        state.withLock { state -> ServerCore? in
-            if case .running(let running) = state.lifecycle { return running.core }
-            return nil
-        }?.openStreams ?? 0
+        state.withLock { $0.core }?.openStreams ?? 0
     }
 
     /// Binds and starts serving.
@@ -108,6 +105,7 @@ package final class HTTPServer: Sendable {
         let port = waymark_mhd_bound_port(running.daemon)
         state.withLock { state in
             state.port = port
+            state.core = running.core
             state.lifecycle = .running(running)
         }
     }
@@ -124,7 +122,8 @@ package final class HTTPServer: Sendable {
                 flags, endpoint.port, address,
                 accessHandler, coreReference,
                 requestCompleted, coreReference,
-                UInt32(threads), UInt32(configuration.connectionLimit), UInt32(configuration.connectionTimeoutSeconds)
+                UInt32(threads), UInt32(configuration.connectionLimit), UInt32(configuration.connectionTimeoutSeconds),
+                configuration.diagnostics == nil ? nil : logDiagnostic, coreReference
             )
             startErrno = errno
             return daemon

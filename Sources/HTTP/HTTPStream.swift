@@ -21,6 +21,7 @@ package final class HTTPStream: Sendable {
 
     let state = Mutex(State())
 
+    /// Makes an open stream; it starts sending once a handler returns it in a response.
     package init(finalBytesOnShutdown: [UInt8] = [], maxBufferedBytes: Int = 4 << 20) {
         self.finalBytesOnShutdown = finalBytesOnShutdown
         self.maxBufferedBytes = maxBufferedBytes

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Foundation
 import Synchronization
 
 // The C callbacks handed to libmicrohttpd. They are plain functions that capture nothing (a
@@ -165,4 +166,16 @@ private func collectValue(
     let values = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
     values.pointee.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
     return .YES
+}
+
+/// MHD's external logger: formats the message and hands it to `configuration.diagnostics`.
+func logDiagnostic(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ arguments: CVaListPointer?) {
+    guard let cls, let format, let arguments else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    guard let diagnostics = core.configuration.diagnostics else { return }
+    var buffer = [CChar](repeating: 0, count: 1024)
+    _ = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, arguments) }
+    var message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    while message.last?.isNewline == true { message.removeLast() }
+    diagnostics(message)
 }

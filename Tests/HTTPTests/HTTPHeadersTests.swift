@@ -3,7 +3,7 @@ import Testing
 
 @Suite("HTTPHeaders")
 struct HTTPHeadersTests {
-    @Test
+    @Test(.timeLimit(.minutes(1)))
     func lookupIgnoresCaseAndKeepsOrderOfRepeatedNames() {
         let headers: HTTPHeaders = ["Accept": "a", "X-Id": "1", "accept": "b"]
         #expect(headers["ACCEPT"] == "a")
@@ -14,7 +14,7 @@ struct HTTPHeadersTests {
         #expect(headers.map(\.name) == ["Accept", "X-Id", "accept"])
     }
 
-    @Test
+    @Test(.timeLimit(.minutes(1)))
     func removeDropsEveryFieldOfThatName() {
         var headers: HTTPHeaders = ["Accept": "a", "X-Id": "1", "accept": "b"]
         headers.remove("ACCEPT")

@@ -77,6 +77,9 @@ struct HTTPServerShutdownTests {
         #expect(await eventually { server.inFlightRequests == 1 })
         async let stopped: Void = server.shutdown(grace: .seconds(10))
         try await Task.sleep(for: .milliseconds(100))
+        // Draining: new connections are refused at once while the held request still runs.
+        #expect(try await blocking { !RawHTTPClient.canConnect(port: port) })
+        #expect(server.inFlightRequests == 1)
 
         let refused = try await blocking { () -> (RawHTTPClient.Response, Bool) in
             let response = try keptAlive.exchange("GET", "/late", headers: [("x-request-id", "late-1")])

@@ -217,9 +217,9 @@ struct HTTPServerTests {
         #expect(calls.count == 0)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func slowHandlersDoNotBlockOtherRequests() async throws {
-        try await withServer({ $0.threads = 2 }, handler: { request in
+    @Test(.timeLimit(.minutes(1)), arguments: [1, 2])
+    func slowHandlersDoNotBlockOtherRequests(threads: Int) async throws {
+        try await withServer({ $0.threads = threads }, handler: { request in
             try? await Task.sleep(for: .milliseconds(200))
             return .text("slept \(request.path)")
         }) { server in
@@ -238,6 +238,40 @@ struct HTTPServerTests {
             #expect(Set(bodies) == Set((0..<8).map { "slept /\($0)" }))
             // Serially this would take 8 × 200 ms = 1.6 s.
             #expect(elapsed < .milliseconds(900), "8 concurrent 200 ms requests took \(elapsed)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func clientThatLeavesWhileHandlerRunsIsCleanedUp() async throws {
+        let exchanges = Recorder<HTTPExchange>()
+        let handled = Counter()
+        let streamClosed = Counter()
+        try await withServer(observer: { exchanges.record($0) }, handler: { request in
+            try? await Task.sleep(for: .milliseconds(200))
+            handled.increment()
+            if request.path == "/stream" {
+                let stream = HTTPStream()
+                stream.onClose { streamClosed.increment() }
+                return .stream(stream)
+            }
+            return .text("nobody reads this")
+        }) { server in
+            let port = server.port
+            _ = try await blocking {
+                for path in ["/bytes", "/stream"] {
+                    let client = try RawHTTPClient(port: port)
+                    try client.send(RawHTTPClient.request("GET", path))
+                    client.close()
+                }
+                return true
+            }
+            #expect(await eventually { handled.count == 2 })
+            #expect(await eventually { exchanges.count == 2 })
+            #expect(await eventually { streamClosed.count == 1 })
+            #expect(await eventually { server.inFlightRequests == 0 && server.openStreams == 0 })
+            // The server is unaffected.
+            let response = try await blocking { try RawHTTPClient(port: port).exchange("GET", "/bytes") }
+            #expect(response.status == 200)
         }
     }
 
@@ -283,8 +317,9 @@ struct HTTPServerTests {
     @Test(.timeLimit(.minutes(1)))
     func startOnPortInUseThrowsBindFailedNamingHostAndPort() async throws {
         try await withServer(handler: { _ in .text("first") }) { server in
+            let diagnostics = Recorder<String>()
             let second = HTTPServer(
-                configuration: HTTPServer.Configuration(host: "127.0.0.1", port: server.port),
+                configuration: HTTPServer.Configuration(host: "127.0.0.1", port: server.port, diagnostics: { diagnostics.record($0) }),
                 handler: ClosureHandler { _ in .text("second") })
             let result = Result { () throws(HTTPError) in try second.start() }
             switch result {
@@ -294,7 +329,24 @@ struct HTTPServerTests {
             case .failure(let error):
                 #expect(error.code == .bindFailed)
                 #expect(error.message.contains("127.0.0.1:\(server.port)"))
+                // libmicrohttpd's own message went to `diagnostics`, not standard error.
+                #expect(diagnostics.all.contains { $0.contains("bind") && $0.contains("\(server.port)") })
             }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func startAfterShutdownThrowsInvalidState() async throws {
+        let server = HTTPServer(configuration: HTTPServer.Configuration(port: 0), handler: ClosureHandler { _ in .text("") })
+        try server.start()
+        let port = server.port
+        #expect(port != 0)
+        await server.shutdown(grace: .zero)
+        #expect(server.port == port)
+        let result = Result { () throws(HTTPError) in try server.start() }
+        switch result {
+        case .success: Issue.record("a shut-down server started again")
+        case .failure(let error): #expect(error.code == .invalidState)
         }
     }
 
