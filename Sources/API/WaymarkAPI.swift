@@ -24,14 +24,16 @@ package final class WaymarkAPI: Sendable {
     /// - Parameters:
     ///   - runners: this node's projection runners (read-your-writes asks the fleet runner when it owns the projection).
     ///   - log: where internal errors are reported (with the request id).
-    package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator,
+    ///   - consistencyTimeout: how long a write waits for the fleet projection to apply it (read-your-writes) before answering 503.
+    package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, log: (@Sendable (String) -> Void)? = nil) {
         self.store = store
         self.runners = runners
         self.authenticator = authenticator
         self.log = log
         let repository = AggregateRepository(store: store)
-        let readModel = FleetReadModel(pool: store.pool, runner: runners.first { $0.name == FleetResourceProjection.name })
+        var readModel = FleetReadModel(pool: store.pool, runner: runners.first { $0.name == FleetResourceProjection.name })
+        readModel.consistencyTimeout = consistencyTimeout
         trips = TripService(repository: repository, readModel: readModel, clock: clock)
         vehicles = VehicleService(repository: repository, readModel: readModel, clock: clock)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))

@@ -41,7 +41,8 @@ enum ServeCommand {
             for runner in runners { runner.start() }
 
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
-            let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, log: { logger.error($0) })
+            let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator,
+                                 consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), log: { logger.error($0) })
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,

@@ -83,6 +83,7 @@ struct HTTPSettings {
     var threads: Int
     var maxBodyBytes: Int
     var publicKeys: [RSAPublicKey]
+    var consistencyTimeoutSeconds: Int
 
     static func load(_ environment: [String: String], flags: Flags) throws -> HTTPSettings {
         let host = flags.value("host") ?? environment["WAYMARK_HTTP_HOST"] ?? "127.0.0.1"
@@ -109,6 +110,10 @@ struct HTTPSettings {
             }
             keys.append(key)
         }
-        return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys)
+        let consistencyText = environment["WAYMARK_CONSISTENCY_TIMEOUT_SECONDS"] ?? "5"
+        guard let consistency = Int(consistencyText), (1...600).contains(consistency) else {
+            throw UsageError("WAYMARK_CONSISTENCY_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, got \(consistencyText.debugDescription)")
+        }
+        return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys, consistencyTimeoutSeconds: consistency)
     }
 }

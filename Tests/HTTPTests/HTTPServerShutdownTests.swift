@@ -35,7 +35,7 @@ struct HTTPServerShutdownTests {
 
         let clock = ContinuousClock()
         let started = clock.now
-        await server.shutdown(grace: .seconds(5))
+        await server.shutdown(grace: .seconds(30))
         let took = clock.now - started
 
         let slowResponse = try await slow
@@ -50,7 +50,8 @@ struct HTTPServerShutdownTests {
         #expect(rest == "event: shutdown\n\n")
         #expect(closes.count == 1)
         #expect(streams.all.allSatisfy { $0.isClosed })
-        #expect(took < .seconds(3), "shutdown took \(took) with a 400 ms request and a 5 s grace")
+        // Returns once the request is done, not at the end of the grace (generous: the suite shares two cores).
+        #expect(took < .seconds(20), "shutdown took \(took) with a 400 ms request and a 30 s grace")
         #expect(!RawHTTPClient.canConnect(port: port))
         #expect(server.inFlightRequests == 0)
         #expect(server.openStreams == 0)

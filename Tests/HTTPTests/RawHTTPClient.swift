@@ -135,6 +135,12 @@ final class RawHTTPClient: @unchecked Sendable {
 
     /// True when the server closes the connection (EOF or reset) within the receive timeout
     /// without sending anything more.
+    /// Changes how long reads wait before giving up.
+    func setTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     func serverClosed() -> Bool {
         guard buffer.isEmpty else { return false }
         var byte: UInt8 = 0

@@ -44,7 +44,9 @@ package final class TestServer: Sendable {
     /// Starts `waymark serve --port 0` and waits for its "listening on" line.
     package static func start(databaseURL: String, environment: [String: String] = [:]) async throws -> TestServer {
         let secret = "test-secret-\(UUID().uuidString)"
-        var env = ["DATABASE_URL": databaseURL, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0"]
+        // Generous read-your-writes wait: the test cluster is shared, and projections read only below
+        // the oldest transaction of the whole cluster, so another test's long transaction holds them back.
+        var env = ["DATABASE_URL": databaseURL, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60"]
         env.merge(environment) { $1 }
         let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"], environment: env)
         let deadline = Date().addingTimeInterval(30)

@@ -137,7 +137,7 @@ package final class VehicleService: Sendable {
     private func settle(_ mark: WriteMark) async throws(APIError) {
         guard let position = mark.position else { return }
         guard await readModel.waitUntilApplied(position) else {
-            throw APIError(.unavailable, "the change was saved, but the read model has not caught up within 5 s; read it again shortly")
+            throw APIError(.unavailable, "the change was saved, but the read model has not caught up within \(readModel.consistencyTimeout); read it again shortly")
         }
     }
 

@@ -15,6 +15,8 @@ import ReadModels
 struct FleetReadModel: Sendable {
     let pool: ConnectionPool
     let runner: ProjectionRunner?
+    /// How long a write waits for the projection before answering 503 (the write itself is kept).
+    var consistencyTimeout: Duration = .seconds(5)
 
     static let table = "rm_fleet"
 
@@ -44,8 +46,9 @@ struct FleetReadModel: Sendable {
         }
     }
 
-    /// Waits until the fleet projection has applied `position`; false after `timeout`.
-    func waitUntilApplied(_ position: FeedPosition, timeout: Duration = .seconds(5)) async -> Bool {
+    /// Waits until the fleet projection has applied `position`; false after `consistencyTimeout`.
+    func waitUntilApplied(_ position: FeedPosition) async -> Bool {
+        let timeout = consistencyTimeout
         if let runner, runner.status.isOwner {
             return await runner.waitUntilApplied(position, timeout: timeout)
         }
