@@ -46,7 +46,7 @@ enum ServeCommand {
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
-                                     errorBody: RESTHandler.serverErrorBody),
+                                     errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
                 handler: api.handler,
                 observer: { exchange in
                     accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [

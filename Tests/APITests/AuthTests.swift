@@ -1,6 +1,7 @@
 import API
 import Foundation
 import JSON
+import Postgres
 import Signing
 import Testing
 import TestSupport
@@ -38,6 +39,39 @@ import TestSupport
                         401, "UNAUTHENTICATED", containing: "role")
             let unauthorized = try await server.request("GET", path)
             #expect(unauthorized.header("WWW-Authenticate") == "Bearer")
+        }
+    }
+
+    @Test func rs256TokensSignedByAConfiguredKeyAreAcceptedAndOthersAreNot() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wm-rs256-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func openssl(_ arguments: [String]) async throws {
+            let outcome = try await WaymarkBinary.runTool("/usr/bin/openssl", arguments)
+            try #require(outcome.status == 0, "openssl \(arguments): \(outcome.output)")
+        }
+        for name in ["trusted", "stranger"] {
+            try await openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "\(dir)/\(name).pem"])
+        }
+        try await openssl(["pkey", "-in", "\(dir)/trusted.pem", "-pubout", "-out", "\(dir)/trusted.pub"])
+        let now = Int64(Date().timeIntervalSince1970)
+        let input = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8)) + "."
+            + Base64URL.encode(Array(#"{"aud":"waymark","exp":\#(now + 600),"iat":\#(now),"role":"server","provider":"acme"}"#.utf8))
+        try input.write(toFile: "\(dir)/input", atomically: true, encoding: .utf8)
+        func signed(by key: String) async throws -> String {
+            try await openssl(["dgst", "-sha256", "-sign", "\(dir)/\(key).pem", "-out", "\(dir)/\(key).sig", "\(dir)/input"])
+            return input + "." + Base64URL.encode([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(key).sig"))))
+        }
+        let trusted = try await signed(by: "trusted")
+        let stranger = try await signed(by: "stranger")
+        try await TestServer.with(environment: ["WAYMARK_JWT_PUBLIC_KEYS": "\(dir)/trusted.pub"]) { server in
+            let accepted = try await server.request("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO", token: trusted)
+            #expect(accepted.status == 200, "\(accepted.text)")
+            let refused = try await server.request("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO", token: stranger)
+            #expect(refused.status == 401 && refused.text.contains("signature"), "\(refused.text)")
+            // HS256 keeps working beside RS256.
+            let hs256 = try await server.request("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO", token: server.server)
+            #expect(hs256.status == 200)
         }
     }
 

@@ -156,6 +156,18 @@ enum FleetEngineValues {
         return found.first
     }
 
+    /// A `RequestHeader`: read strictly and dropped (Waymark does not use the client's locale or SDK details).
+    static func requestHeader(_ value: JSONValue, at path: String) throws(APIError) {
+        var object = try ProtoObject(value, at: path)
+        for name in ["languageCode", "regionCode", "sdkVersion", "osVersion", "deviceModel", "mapsSdkVersion", "navSdkVersion", "manufacturer", "traceId"] {
+            if let v = try object.take(name) { _ = try ProtoValue.string(v, at: object.path(name)) }
+        }
+        if let v = try object.take("sdkType") { _ = try ProtoValue.enumName(v, .sdkType, at: object.path("sdkType")) }
+        if let v = try object.take("platform") { _ = try ProtoValue.enumName(v, .platform, at: object.path("platform")) }
+        if let v = try object.take("androidApiLevel") { _ = try ProtoValue.int32(v, at: object.path("androidApiLevel")) }
+        try object.finish()
+    }
+
     static func vehicleType(_ value: JSONValue, at path: String) throws(APIError) -> VehicleType {
         var object = try ProtoObject(value, at: path)
         let category = try object.take("category").map { v throws(APIError) in

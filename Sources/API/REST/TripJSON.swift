@@ -52,6 +52,7 @@ enum TripJSON {
         var values: [String: JSONValue] = [:]
         for field in fields { if let value = try trip.take(field) { values[field] = value } }
         try trip.finish()
+        try checkTypes(values)
         var paths: [String] = []
         for raw in mask {
             let path = ProtoObject.camelCase(raw)
@@ -126,8 +127,46 @@ enum TripJSON {
         request.pageToken = try object.take("pageToken").map { v throws(APIError) in try ProtoValue.string(v, at: "pageToken") }
         if request.pageToken?.isEmpty == true { request.pageToken = nil }
         request.minimumStalenessMicros = try object.take("minimumStaleness").map { v throws(APIError) in try ProtoValue.duration(v, at: "minimumStaleness") }
-        object.ignore(["header", "parent"])
+        if let header = try object.take("header") { try FleetEngineValues.requestHeader(header, at: "header") }
+        object.ignore(["parent"])
         try object.finish()
         return request
+    }
+
+    /// Reads every writable field present in an UpdateTrip body, masked or not, so a wrong type
+    /// anywhere is refused as a proto3 JSON parser would (only masked fields are applied).
+    static func checkTypes(_ values: [String: JSONValue]) throws(APIError) {
+        for (field, value) in values {
+            let path = "trip.\(field)"
+            switch field {
+            case "name", "vehicleId", "currentRouteSegment":
+                _ = try ProtoValue.string(value, at: path)
+            case "tripStatus":
+                _ = try ProtoValue.enumeration(value, .tripStatus, at: path, as: TripStatus.self)
+            case "tripType":
+                _ = try ProtoValue.enumeration(value, .tripType, at: path, as: TripType.self)
+            case "pickupPoint", "dropoffPoint":
+                _ = try FleetEngineValues.terminalLocation(value, at: path)
+            case "intermediateDestinations":
+                _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.terminalLocation)
+            case "intermediateDestinationIndex", "numberOfPassengers", "remainingDistanceMeters":
+                _ = try ProtoValue.int32(value, at: path)
+            case "intermediateDestinationsVersion", "pickupTime", "dropoffTime", "etaToFirstWaypoint", "currentRouteSegmentVersion",
+                 "currentRouteSegmentTrafficVersion", "remainingWaypointsVersion", "remainingWaypointsRouteVersion":
+                _ = try ProtoValue.timestamp(value, at: path)
+            case "actualPickupPoint", "actualPickupArrivalPoint", "actualDropoffPoint":
+                _ = try FleetEngineValues.stopLocation(value, at: path)
+            case "actualIntermediateDestinationArrivalPoints", "actualIntermediateDestinations":
+                _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.stopLocation)
+            case "attributes":
+                _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.tripAttribute)
+            case "vehicleWaypoints":
+                _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.tripWaypoint)
+            case "lastLocationSnappable":
+                _ = try ProtoValue.bool(value, at: path)
+            default:
+                continue  // other output-only fields (paths, traffic, remaining waypoints): never applied
+            }
+        }
     }
 }

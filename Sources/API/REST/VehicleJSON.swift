@@ -39,6 +39,7 @@ enum VehicleJSON {
         var values: [String: JSONValue] = [:]
         for field in fields { if let value = try vehicle.take(field) { values[field] = value } }
         try vehicle.finish()
+        try checkTypes(values)
         var paths: [String] = []
         for raw in mask {
             let path = ProtoObject.camelCase(raw)
@@ -113,10 +114,57 @@ enum VehicleJSON {
         return VehicleService.UpdateRequest(provider: provider, vehicleId: vehicleId, changes: changes)
     }
 
+    /// Reads every field present in an UpdateVehicle body, masked or not, so a wrong type anywhere
+    /// is refused as a proto3 JSON parser would (only masked fields are applied).
+    static func checkTypes(_ values: [String: JSONValue]) throws(APIError) {
+        for (field, value) in values {
+            let path = "vehicle.\(field)"
+            switch field {
+            case "name", "currentRouteSegment":
+                _ = try ProtoValue.string(value, at: path)
+            case "vehicleState":
+                _ = try ProtoValue.enumeration(value, .vehicleState, at: path, as: VehicleState.self)
+            case "navigationStatus":
+                _ = try ProtoValue.enumeration(value, .navigationStatus, at: path, as: NavigationStatus.self)
+            case "supportedTripTypes":
+                _ = try tripTypes(value, at: path)
+            case "currentTrips":
+                _ = try FleetEngineValues.list(value, at: path) { v, p throws(APIError) in try ProtoValue.string(v, at: p) }
+            case "lastLocation":
+                _ = try FleetEngineValues.vehicleLocation(value, at: path)
+            case "pastLocations":
+                _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.vehicleLocation)
+            case "maximumCapacity", "remainingDistanceMeters", "remainingTimeSeconds", "availableCapacity":
+                _ = try ProtoValue.int32(value, at: path)
+            case "attributes":
+                _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.vehicleAttribute)
+            case "vehicleType":
+                _ = try FleetEngineValues.vehicleType(value, at: path)
+            case "licensePlate":
+                _ = try licensePlate(value, at: path)
+            case "currentRouteSegmentVersion", "etaToFirstWaypoint", "waypointsVersion":
+                _ = try ProtoValue.timestamp(value, at: path)
+            case "currentRouteSegmentEndPoint":
+                _ = try FleetEngineValues.tripWaypoint(value, at: path)
+            case "waypoints":
+                _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.tripWaypoint)
+            case "backToBackEnabled":
+                _ = try ProtoValue.bool(value, at: path)
+            case "route":
+                _ = try ProtoValue.array(value, at: path)
+            case "currentRouteSegmentTraffic", "deviceSettings":
+                _ = try ProtoObject(value, at: path)
+            default:
+                continue
+            }
+        }
+    }
+
     static func attributes(_ body: JSONValue) throws(APIError) -> [Attribute] {
         var object = try ProtoObject(body, at: "")
         let list = try object.take("attributes").map { v throws(APIError) in try FleetEngineValues.list(v, at: "attributes", FleetEngineValues.vehicleAttribute) } ?? []
-        object.ignore(["header", "name"])
+        if let header = try object.take("header") { try FleetEngineValues.requestHeader(header, at: "header") }
+        object.ignore(["name"])
         try object.finish()
         return list
     }
@@ -166,7 +214,8 @@ enum VehicleJSON {
             try ProtoValue.enumName(v, .currentTripsPresent, at: "currentTripsPresent")
         } ?? "CURRENT_TRIPS_PRESENT_UNSPECIFIED"
         request.filter = try object.take("filter").map { v throws(APIError) in try ProtoValue.string(v, at: "filter") }
-        object.ignore(["header", "parent"])
+        if let header = try object.take("header") { try FleetEngineValues.requestHeader(header, at: "header") }
+        object.ignore(["parent"])
         try object.finish()
         return request
     }
