@@ -156,20 +156,6 @@ struct BenchHTTP {
         let note = "wrk -t1 -c\(connections) -d\(seconds)s --latency against the in-process server (2 MHD threads) on 127.0.0.1; "
             + "UpdateVehicle spreads over \(vehicles) vehicles, each request a new location, acknowledged after commit and after the fleet read model applied it; "
             + "server percentiles are over every response completed in the measured window"
-        switch format {
-        case .markdown:
-            var lines = ["| " + header.joined(separator: " | ") + " |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
-            lines += rows.map { "| " + $0.joined(separator: " | ") + " |" }
-            return (lines + ["", "- " + note]).joined(separator: "\n")
-        case .text:
-            let widths = header.indices.map { c in ([header] + rows).map { $0[c].count }.max() ?? 0 }
-            func line(_ values: [String]) -> String {
-                values.enumerated().map { c, v in
-                    let pad = String(repeating: " ", count: widths[c] - v.count)
-                    return c == 0 ? v + pad : pad + v
-                }.joined(separator: "  ")
-            }
-            return ([line(header)] + rows.map(line) + ["", note]).joined(separator: "\n")
-        }
+        return BenchTable.render(header: header, cells: rows, notes: [note], format: format)
     }
 }

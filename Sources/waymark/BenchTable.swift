@@ -40,9 +40,14 @@ struct BenchTable {
             [row.name, Self.grouped(row.events), String(format: "%.2f", row.seconds), Self.grouped(Int(row.rate.rounded())),
              index == 0 ? "1 (reference)" : String(format: "%.3f", ratio(row))]
         }
+        return Self.render(header: header, cells: cells, notes: notes, format: format)
+    }
+
+    /// Any table: the first column left-aligned, the others right-aligned; notes below it.
+    static func render(header: [String], cells: [[String]], notes: [String], format: Format) -> String {
         switch format {
         case .markdown:
-            var lines = ["| " + header.joined(separator: " | ") + " |", "|---|---:|---:|---:|---:|"]
+            var lines = ["| " + header.joined(separator: " | ") + " |", "|---" + String(repeating: "|---:", count: header.count - 1) + "|"]
             lines += cells.map { "| " + $0.joined(separator: " | ") + " |" }
             if !notes.isEmpty { lines.append("") }
             lines += notes.map { "- " + $0 }
