@@ -46,7 +46,7 @@ let package = Package(
 
         .executableTarget(
             name: "waymark",
-            dependencies: ["API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo"],
+            dependencies: ["API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 

@@ -25,7 +25,8 @@ package final class WaymarkAPI: Sendable {
     ///   - runners: this node's projection runners (read-your-writes asks the fleet runner when it owns the projection).
     ///   - log: where internal errors are reported (with the request id).
     ///   - consistencyTimeout: how long a write waits for the fleet projection to apply it (read-your-writes) before answering 503.
-    package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, consistencyTimeout: Duration = .seconds(5),
+    ///   - mirror: the fleet runner's `DocumentMirror` (see `fleetMirror()`), to answer reads from memory while this node owns the projection.
+    package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, log: (@Sendable (String) -> Void)? = nil) {
         self.store = store
         self.runners = runners
@@ -34,9 +35,15 @@ package final class WaymarkAPI: Sendable {
         let repository = AggregateRepository(store: store)
         var readModel = FleetReadModel(pool: store.pool, runner: runners.first { $0.name == FleetResourceProjection.name })
         readModel.consistencyTimeout = consistencyTimeout
+        readModel.mirror = mirror
         trips = TripService(repository: repository, readModel: readModel, clock: clock)
         vehicles = VehicleService(repository: repository, readModel: readModel, clock: clock)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
+    }
+
+    /// A mirror for the fleet projection's runner holding what GetTrip and GetVehicle read.
+    package static func fleetMirror() -> DocumentMirror {
+        DocumentMirror(collections: [FleetResourceProjection.tripsCollection, FleetResourceProjection.vehiclesCollection])
     }
 
     /// The REST handler to serve.

@@ -21,11 +21,15 @@ package final class ProjectionRunner: Sendable {
         package var standbyInterval: Duration
         /// Runs after a batch is written and before it commits (tests simulate crashes here).
         package var beforeCommit: (@Sendable (Connection) throws -> Void)?
+        /// Kept equal to the stored documents while this runner owns the projection.
+        package var mirror: DocumentMirror?
 
-        package init(batchSize: Int = 1000, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil) {
+        package init(batchSize: Int = 1000, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
+                     mirror: DocumentMirror? = nil) {
             self.batchSize = batchSize
             self.standbyInterval = standbyInterval
             self.beforeCommit = beforeCommit
+            self.mirror = mirror
         }
     }
 
@@ -92,6 +96,7 @@ package final class ProjectionRunner: Sendable {
                 }
                 try await follow(readModels)
             } catch {
+                options.mirror?.invalidate()
                 state.withLock {
                     $0.lastError = "\(error)"
                     $0.isOwner = false
@@ -99,6 +104,7 @@ package final class ProjectionRunner: Sendable {
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
+        options.mirror?.invalidate()
         state.withLock { $0.isOwner = false }
     }
 
@@ -122,6 +128,7 @@ package final class ProjectionRunner: Sendable {
         var (checkpoint, documents) = loaded
         var projector = makeProjector()
         projector.load(documents)
+        options.mirror?.reset(documents)
         documents = []
         state.withLock {
             $0.checkpoint = checkpoint.position
@@ -156,6 +163,7 @@ package final class ProjectionRunner: Sendable {
                 }
             }()
             if case .failure(let error) = outcome {
+                options.mirror?.invalidate()
                 _ = try? await pool.withConnection { connection in
                     if connection.isHealthy && connection.inTransaction { try connection.execute("ROLLBACK") }
                 }
@@ -165,6 +173,7 @@ package final class ProjectionRunner: Sendable {
                 }
                 throw error  // reload from what is stored
             }
+            options.mirror?.apply(changes)
             checkpoint = ReadModelStore.Checkpoint(position: target, eventsApplied: checkpoint.eventsApplied + Int64(batch.count),
                                                    generation: checkpoint.generation)
             let lag = Double(MonotonicMicros.wallClock() - batch.last!.recordedAtMicros) / 1_000_000

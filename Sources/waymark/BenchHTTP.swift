@@ -6,6 +6,7 @@ import HTTP
 import Journey
 import Postgres
 import Projections
+import ReadModels
 import Schema
 import Synchronization
 
@@ -41,10 +42,13 @@ struct BenchHTTP {
         _ = try await pool.withConnection { try Migrator().migrate($0) }
         await pool.shutdown()
         let store = EventStore(.init(conninfo: url))
-        let runners = ProjectionCatalog.all.map { ProjectionRunner(store: store, conninfo: url, projector: $0.make) }
+        let mirror = WaymarkAPI.fleetMirror()
+        let runners = ProjectionCatalog.all.map { entry in
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil), projector: entry.make)
+        }
         for runner in runners { runner.start() }
         let secret = Array("bench-secret".utf8)
-        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret))
+        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)
         let durations = Mutex<[Double]?>(nil)
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody),
                                 handler: api.handler,

@@ -4,6 +4,7 @@ import EventStore
 import Foundation
 import HTTP
 import Projections
+import ReadModels
 import Signing
 import Synchronization
 
@@ -35,13 +36,15 @@ enum ServeCommand {
             let store = EventStore(.init(conninfo: database.url, setupStatements: setup))
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
 
+            let mirror = WaymarkAPI.fleetMirror()
             let runners = ProjectionCatalog.all.map { entry in
-                ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup, projector: entry.make)
+                ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup,
+                                 options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil), projector: entry.make)
             }
             for runner in runners { runner.start() }
 
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
-            let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator,
+            let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror,
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), log: { logger.error($0) })
             let accessLogger = logger
             let server = HTTPServer(

@@ -12,14 +12,21 @@ struct Loaded<State: Sendable>: Sendable {
 
 /// Loads aggregates from their streams and appends their new events.
 ///
-/// A bounded in-memory cache keeps each stream's folded state; every load still reads the
-/// stream's tail after the cached version, so changes written by other nodes are never missed.
-/// Appends carry the loaded version as the expected version: a concurrent writer makes the
-/// append fail with a conflict, and callers reload and decide again (`AggregateRepository.retrying`).
+/// A bounded in-memory cache keeps each stream's folded state and its version, and a load that
+/// finds the stream cached trusts it without a read. That is safe because appends carry the
+/// loaded version as the expected version: if anything (another node, another request) wrote
+/// since, the append fails with a conflict, the caller `forget`s the stream and reloads it from
+/// the store (catching up from the cached version), and decides again.
 final class AggregateRepository: Sendable {
     let store: EventStore
-    private let trips = Mutex<[String: Loaded<Trip.State>]>([:])
-    private let vehicles = Mutex<[String: Loaded<Vehicle.State>]>([:])
+    /// A cached stream: a committed state and its version, and whether a conflict showed it is behind.
+    private struct Entry<State: Sendable>: Sendable {
+        var loaded: Loaded<State>
+        var behind = false
+    }
+
+    private let trips = Mutex<[String: Entry<Trip.State>]>([:])
+    private let vehicles = Mutex<[String: Entry<Vehicle.State>]>([:])
     /// Streams kept per aggregate kind before the cache is cleared (a cheap bound, not an LRU).
     private let capacity: Int
 
@@ -39,8 +46,11 @@ final class AggregateRepository: Sendable {
         try await load(VehicleAggregate.self, Self.vehicleStream(provider: provider, vehicleId: vehicleId), cache: vehicles)
     }
 
-    private func load<A: Aggregate>(_: A.Type, _ stream: String, cache: borrowing Mutex<[String: Loaded<A.State>]>) async throws(APIError) -> Loaded<A.State> {
-        var loaded = cache.withLock { $0[stream] } ?? Loaded(state: A.initial, version: 0)
+    private func load<A: Aggregate>(_: A.Type, _ stream: String, cache: borrowing Mutex<[String: Entry<A.State>]>) async throws(APIError) -> Loaded<A.State> {
+        let cached = cache.withLock { $0[stream] }
+        if let cached, !cached.behind { return cached.loaded }
+        // A cached state is a committed prefix of the stream: catch up from its version.
+        var loaded = cached?.loaded ?? Loaded(state: A.initial, version: 0)
         let pageSize = 1000
         while true {
             let events: [RecordedEvent]
@@ -64,12 +74,12 @@ final class AggregateRepository: Sendable {
         return loaded
     }
 
-    private func remember<S>(_ loaded: Loaded<S>, _ stream: String, cache: borrowing Mutex<[String: Loaded<S>]>) {
+    private func remember<S>(_ loaded: Loaded<S>, _ stream: String, cache: borrowing Mutex<[String: Entry<S>]>) {
         let capacity = self.capacity
         cache.withLock { entries in
-            if let cached = entries[stream], cached.version > loaded.version { return }
+            if let cached = entries[stream], cached.loaded.version > loaded.version { return }
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[stream] = loaded
+            entries[stream] = Entry(loaded: loaded)
         }
     }
 
@@ -125,10 +135,10 @@ final class AggregateRepository: Sendable {
         }
     }
 
-    /// Forgets a stream whose cached state turned out stale (after a conflict).
+    /// Marks a stream whose cached state turned out to be behind (after a conflict): the next load catches up.
     func forget(_ stream: String) {
-        trips.withLock { _ = $0.removeValue(forKey: stream) }
-        vehicles.withLock { _ = $0.removeValue(forKey: stream) }
+        trips.withLock { $0[stream]?.behind = true }
+        vehicles.withLock { $0[stream]?.behind = true }
     }
 
     /// Appends in one transaction; results in order.

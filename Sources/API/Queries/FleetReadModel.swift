@@ -15,12 +15,15 @@ import ReadModels
 struct FleetReadModel: Sendable {
     let pool: ConnectionPool
     let runner: ProjectionRunner?
+    /// The owning runner's in-memory copy of the trips and vehicles, when this node owns the projection.
+    var mirror: DocumentMirror?
     /// How long a write waits for the projection before answering 503 (the write itself is kept).
     var consistencyTimeout: Duration = .seconds(5)
 
     static let table = "rm_fleet"
 
     func document(_ collection: String, _ key: String) async throws(APIError) -> JSONValue? {
+        if let mirrored = mirror?.document(collection, key) { return mirrored }
         do {
             let result = try await pool.query("SELECT document::text FROM rm_fleet WHERE collection = $1 AND key = $2", [collection, key])
             guard let row = result.first else { return nil }
