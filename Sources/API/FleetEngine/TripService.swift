@@ -34,11 +34,10 @@ package final class TripService: Sendable {
     package func create(_ request: CreateRequest, context: CommandContext) async throws(APIError) -> JSONValue {
         try context.caller.requireProvider(request.provider)
         try context.caller.require([.server], to: "create trips")
-        var commands: [Trip.Command] = [.createTrip(request.create, at: clock())]
         let vehicleId = request.vehicleId.flatMap { $0.isEmpty ? nil : $0 }
         let mark = try await mutate(provider: request.provider, tripId: request.create.tripId, context: context,
                                     assigning: vehicleId, waypoints: request.vehicleWaypoints) { _, vehicles, now throws(APIError) in
-            commands = [.createTrip(request.create, at: now)]
+            var commands: [Trip.Command] = [.createTrip(request.create, at: now)]
             if let vehicleId {
                 commands.append(.assignVehicle(vehicleId: vehicleId, vehicle: try vehicles(vehicleId)?.state, at: now))
             }

@@ -95,7 +95,7 @@ enum ProtoValue {
         }
         let parts = body.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count <= 2, let whole = parts.first, !whole.isEmpty, whole.count <= 12,
-              whole.allSatisfy(\.isASCII), let seconds = Int64(whole) else { return nil }
+              whole.allSatisfy({ $0.isASCII && $0.isNumber }), let seconds = Int64(whole) else { return nil }
         var micros = seconds * 1_000_000
         if parts.count == 2 {
             let fraction = parts[1]
