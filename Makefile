@@ -28,7 +28,7 @@ run: release
 
 ## Benchmarks, measured side by side in one run (see BENCHMARKS.md).
 bench: release
-	@EXTRA_PACKAGES=wrk scripts/deps.sh
+	@EXTRA_PACKAGES="wrk nginx-light curl" scripts/deps.sh
 	$(RELEASE_BIN) bench append
 	$(RELEASE_BIN) bench rebuild
 	$(RELEASE_BIN) bench http

@@ -27,6 +27,8 @@ struct BenchHTTP {
 
     struct Result {
         var name: String
+        /// Requests/s of this case over the reference's (nginx serving the same bytes), when measured.
+        var ratio: Double?
         var requests: Int
         var rate: Double
         var wrkP50: String
@@ -34,6 +36,8 @@ struct BenchHTTP {
         var serverP50: Double
         var serverP99: Double
         var errors: Int
+        /// Responses the Waymark server completed in the window (0 for the nginx reference).
+        var served: Int
     }
 
     func run() async throws -> [Result] {
@@ -63,10 +67,21 @@ struct BenchHTTP {
             let script = NSTemporaryDirectory() + "waymark-bench-\(UUID().uuidString).lua"
             try Self.updateScript(token: token, vehicles: vehicles).write(toFile: script, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: script) }
-            let cases: [(String, [String])] = [
+            var cases: [(String, [String])] = [
                 ("GetTrip (SDK view)", ["-H", "Authorization: Bearer \(token)", base + "/v1/providers/bench/trips/t-0"]),
                 ("UpdateVehicle (lastLocation)", ["-s", script, base]),
             ]
+            // The reference: nginx serving the bytes of the same GetTrip response as a static file.
+            var nginx: Nginx?
+            if let binary = Self.which("nginx") ?? ["/usr/sbin/nginx"].first(where: FileManager.default.isExecutableFile(atPath:)) {
+                let body = try await Self.fetch(base + "/v1/providers/bench/trips/t-0", token: token)
+                let started = try Nginx.start(binary: binary, body: body)
+                nginx = started
+                cases.insert(("nginx: the same GetTrip bytes (static file)", ["-H", "Authorization: Bearer \(token)", started.url]), at: 0)
+            } else {
+                logger.warning("nginx is not on PATH: no reference row (make bench installs nginx-light)")
+            }
+            defer { nginx?.stop() }
             for (name, arguments) in cases {
                 _ = try await Self.offThread { try Subprocess.run(wrk, ["-t1", "-c\(connections)", "-d2s"] + arguments) }  // warm-up
                 durations.withLock { $0 = [] }
@@ -75,7 +90,9 @@ struct BenchHTTP {
                 }
                 let served = durations.withLock { list -> [Double] in defer { list = nil }; return list ?? [] }.sorted()
                 guard outcome.status == 0 else { throw UsageError("wrk failed: \(outcome.output)") }
-                results.append(Self.parse(name: name, wrk: outcome.stdout, served: served))
+                var result = Self.parse(name: name, wrk: outcome.stdout, served: served)
+                if nginx != nil, let reference = results.first { result.ratio = reference.rate > 0 ? result.rate / reference.rate : nil }
+                results.append(result)
                 logger.info("\(name): \(outcome.stdout.split(separator: "\n").first { $0.contains("Requests/sec") } ?? "")")
             }
         } catch {
@@ -130,8 +147,15 @@ struct BenchHTTP {
             guard !served.isEmpty else { return 0 }
             return served[min(served.count - 1, Int((p * Double(served.count)).rounded(.up)) - 1)]
         }
-        return Result(name: name, requests: total, rate: rate, wrkP50: field("50%") ?? "?", wrkP99: field("99%") ?? "?",
-                      serverP50: percentile(0.5), serverP99: percentile(0.99), errors: errors)
+        return Result(name: name, ratio: nil, requests: total, rate: rate, wrkP50: field("50%") ?? "?", wrkP99: field("99%") ?? "?",
+                      serverP50: percentile(0.5), serverP99: percentile(0.99), errors: errors, served: served.count)
+    }
+
+    /// One GET's body, fetched with curl (the reference serves exactly these bytes).
+    static func fetch(_ url: String, token: String) async throws -> [UInt8] {
+        let outcome = try await offThread { try Subprocess.run("/usr/bin/env", ["curl", "-sf", "-H", "Authorization: Bearer \(token)", url]) }
+        guard outcome.status == 0 else { throw UsageError("bench http: could not fetch \(url) for the nginx reference (curl: \(outcome.output))") }
+        return Array(outcome.stdout.utf8)
     }
 
     /// Runs blocking work (a subprocess) on a thread of its own, off the cooperative pool.
@@ -152,14 +176,80 @@ struct BenchHTTP {
     }
 
     static func render(_ results: [Result], format: BenchTable.Format, seconds: Int, connections: Int, vehicles: Int) -> String {
-        let header = ["case", "requests", "requests/s", "wrk p50", "wrk p99", "server p50", "server p99", "non-2xx"]
-        let rows = results.map { r in
-            [r.name, BenchTable.grouped(r.requests), BenchTable.grouped(Int(r.rate.rounded())), r.wrkP50, r.wrkP99,
-             String(format: "%.2fms", r.serverP50 * 1000), String(format: "%.2fms", r.serverP99 * 1000), String(r.errors)]
+        let header = ["case", "requests", "requests/s", "ratio to nginx", "wrk p50", "wrk p99", "server p50", "server p99", "non-2xx"]
+        let hasReference = results.first?.name.hasPrefix("nginx") == true
+        let rows = results.enumerated().map { index, r in
+            [r.name, BenchTable.grouped(r.requests), BenchTable.grouped(Int(r.rate.rounded())),
+             hasReference && index == 0 ? "1 (reference)" : r.ratio.map { String(format: "%.3f", $0) } ?? "-", r.wrkP50, r.wrkP99,
+             r.served == 0 ? "-" : String(format: "%.2fms", r.serverP50 * 1000), r.served == 0 ? "-" : String(format: "%.2fms", r.serverP99 * 1000),
+             String(r.errors)]
         }
-        let note = "wrk -t1 -c\(connections) -d\(seconds)s --latency against the in-process server (2 MHD threads) on 127.0.0.1; "
+        let note = "wrk -t1 -c\(connections) -d\(seconds)s --latency against the in-process server (2 MHD threads) on 127.0.0.1, and against nginx (1 worker, keep-alive, access log off) serving the GetTrip response as a file; "
             + "UpdateVehicle spreads over \(vehicles) vehicles, each request a new location, acknowledged after commit and after the fleet read model applied it; "
             + "server percentiles are over every response completed in the measured window"
         return BenchTable.render(header: header, cells: rows, notes: [note], format: format)
+    }
+}
+
+/// An nginx serving one file, for the reference row of `bench http`.
+struct Nginx {
+    let directory: String
+    let process: Subprocess.Running
+    let url: String
+
+    static func start(binary: String, body: [UInt8]) throws -> Nginx {
+        let directory = NSTemporaryDirectory() + "waymark-nginx-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory + "/html", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
+        try Data(body).write(to: URL(fileURLWithPath: directory + "/html/trip.json"))
+        // Let the unprivileged worker read it when we run as root.
+        for path in [directory, directory + "/html", directory + "/tmp"] { chmod(path, 0o755) }
+        chmod(directory + "/html/trip.json", 0o644)
+        let port = try freePort()
+        let config = """
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log;
+            events { worker_connections 1024; }
+            http {
+              access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
+              types { application/json json; }
+              client_body_temp_path \(directory)/tmp; proxy_temp_path \(directory)/tmp; fastcgi_temp_path \(directory)/tmp;
+              uwsgi_temp_path \(directory)/tmp; scgi_temp_path \(directory)/tmp;
+              server { listen 127.0.0.1:\(port); root \(directory)/html; }
+            }
+            """
+        try config.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        let process = try Subprocess.spawn(binary, ["-c", directory + "/nginx.conf", "-p", directory, "-g", "daemon off;"])
+        let nginx = Nginx(directory: directory, process: process, url: "http://127.0.0.1:\(port)/trip.json")
+        for _ in 0..<100 {
+            if (try? Subprocess.run("/usr/bin/env", ["curl", "-sf", "-o", "/dev/null", nginx.url]))?.status == 0 { return nginx }
+            usleep(20_000)
+        }
+        nginx.stop()
+        throw UsageError("bench http: nginx did not start (\(process.stderr))")
+    }
+
+    func stop() {
+        process.stop(signal: SIGQUIT)
+        process.cleanUp()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A port nobody listens on right now (bind to port 0, read it, close).
+    static func freePort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw UsageError("bench http: no socket for a free port") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw UsageError("bench http: could not find a free port") }
+        return UInt16(bigEndian: address.sin_port)
     }
 }

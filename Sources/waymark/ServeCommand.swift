@@ -17,6 +17,7 @@ import Synchronization
 /// cluster if this process started it.
 enum ServeCommand {
     static func run(_ arguments: [String], environment: [String: String]) async throws {
+        let termination = TerminationSignal()
         let flags = try Flags(arguments)
         let settings = try Settings.load(environment, flags: flags)
         let http = try HTTPSettings.load(environment, flags: flags)
@@ -85,7 +86,7 @@ enum ServeCommand {
                     try? await Task.sleep(for: .seconds(5))
                 }
             }
-            let signal = await SignalWaiter.waitForTermination()
+            let signal = await termination.wait()
             logger.info("received signal \(signal), shutting down")
             await server.shutdown(grace: .seconds(10))
             reporter.cancel()
@@ -99,26 +100,31 @@ enum ServeCommand {
     }
 }
 
-/// Waits for SIGINT or SIGTERM.
-enum SignalWaiter {
-    /// Returns the first termination signal received.
-    static func waitForTermination() async -> Int32 {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            let resumed = Mutex(false)
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-                source.setEventHandler {
-                    let first = resumed.withLock { done -> Bool in
-                        defer { done = true }
-                        return !done
-                    }
-                    if first { continuation.resume(returning: number) }
-                }
-                source.resume()
-                // Signal sources live for the rest of the process: retain this one on purpose.
-                _ = Unmanaged.passRetained(source as AnyObject)
-            }
+/// SIGINT and SIGTERM, caught from the moment it is created.
+///
+/// Created first thing in `serve`, so a signal that arrives while the server is still starting
+/// (right after it logs "listening on") is kept and handled as a clean shutdown instead of
+/// killing the process with the default action.
+final class TerminationSignal: Sendable {
+    private let stream: AsyncStream<Int32>
+    private let continuation: AsyncStream<Int32>.Continuation
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingOldest(1))
+        let continuation = self.continuation
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            // Signal sources live for the rest of the process: retain this one on purpose.
+            _ = Unmanaged.passRetained(source as AnyObject)
         }
+    }
+
+    /// The first termination signal received (possibly before this was called).
+    func wait() async -> Int32 {
+        for await number in stream { return number }
+        return SIGTERM
     }
 }
