@@ -37,7 +37,11 @@ package enum Base64URL {
     /// Decodes unpadded base64url; nil for any character outside the alphabet, a length that
     /// cannot occur (4k+1), or non-zero bits left over in the last character (non-canonical).
     package static func decode(_ text: Substring) -> [UInt8]? {
-        let chars = Array(text.utf8)
+        decode(bytes: Array(text.utf8))
+    }
+
+    /// Decodes unpadded base64url given as its UTF-8 bytes (see `decode(_:)`).
+    package static func decode<C: Collection>(bytes chars: C) -> [UInt8]? where C.Element == UInt8 {
         guard chars.count % 4 != 1 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(chars.count * 3 / 4)

@@ -21,14 +21,18 @@ package enum JWT {
 
     /// Splits a compact JWS into its three decoded parts; nil when it is not three base64url segments.
     package static func split(_ token: String) -> Parts? {
-        guard token.utf8.count <= 8192 else { return nil }
-        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty,
-              let header = Base64URL.decode(segments[0]),
-              let payload = Base64URL.decode(segments[1]),
-              let signature = Base64URL.decode(segments[2]) else { return nil }
-        let input = Array(segments[0].utf8) + [UInt8(ascii: ".")] + Array(segments[1].utf8)
-        return Parts(header: header, payload: payload, signingInput: input, signature: signature)
+        let bytes = Array(token.utf8)
+        guard bytes.count <= 8192 else { return nil }
+        var dots: [Int] = []
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") {
+            dots.append(index)
+            if dots.count > 2 { return nil }
+        }
+        guard dots.count == 2, dots[0] > 0, dots[1] > dots[0] + 1,
+              let header = Base64URL.decode(bytes: bytes[..<dots[0]]),
+              let payload = Base64URL.decode(bytes: bytes[(dots[0] + 1)..<dots[1]]),
+              let signature = Base64URL.decode(bytes: bytes[(dots[1] + 1)...]) else { return nil }
+        return Parts(header: header, payload: payload, signingInput: Array(bytes[..<dots[1]]), signature: signature)
     }
 
     /// Signs header and payload JSON with HMAC-SHA256 and returns the compact token.

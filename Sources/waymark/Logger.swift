@@ -20,10 +20,19 @@ struct Logger: Sendable {
         self.json = json
     }
 
-    func debug(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.debug, message(), metadata) }
-    func info(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.info, message(), metadata) }
-    func warning(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.warning, message(), metadata) }
-    func error(_ message: @autoclosure () -> String, _ metadata: [String: String] = [:]) { log(.error, message(), metadata) }
+    // Message and metadata are built only when the level is on (access logs run per request).
+    func debug(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+        if .debug >= minimum { log(.debug, message(), metadata()) }
+    }
+    func info(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+        if .info >= minimum { log(.info, message(), metadata()) }
+    }
+    func warning(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+        if .warning >= minimum { log(.warning, message(), metadata()) }
+    }
+    func error(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+        if .error >= minimum { log(.error, message(), metadata()) }
+    }
 
     func log(_ level: Level, _ message: String, _ metadata: [String: String]) {
         guard level >= minimum else { return }

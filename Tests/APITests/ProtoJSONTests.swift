@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Signing
+import Synchronization
 import Testing
 @testable import API
 
@@ -62,6 +63,22 @@ import Testing
         #expect(try PageToken.decode(token, scope: "trips:p") == "providers/p/trips/t-9")
         #expect(throws: APIError.self) { try PageToken.decode(token, scope: "trips:other") }
         #expect(throws: APIError.self) { try PageToken.decode("%%%", scope: "trips:p") }
+    }
+
+    @Test func aTokenVerifiedOnceIsStillRefusedOnceItExpires() throws {
+        let secret = Array("k".utf8)
+        let now = Mutex<Int64>(1_000_000)
+        let auth = Authenticator(hs256Secret: secret, clock: { now.withLock { $0 } })
+        let token = Authenticator.mint(secret: secret, role: .server, provider: "p", issuedAt: 1_000_000, ttl: 600)
+        #expect(try auth.verify(token: token).role == .server)
+        #expect(try auth.verify(token: token).role == .server)  // from the verified-token cache
+        now.withLock { $0 = 1_000_000 + 600 + 61 }  // past exp plus the leeway
+        #expect(throws: APIError.self) { try auth.verify(token: token) }
+        // A token with one byte of its signature changed is not the cached one and fails verification.
+        var forged = Array(token.utf8)
+        forged[forged.count - 2] = forged[forged.count - 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        now.withLock { $0 = 1_000_000 }
+        #expect(throws: APIError.self) { try auth.verify(token: String(decoding: forged, as: UTF8.self)) }
     }
 
     @Test func authenticatorChecksExpiryLifetimeAudienceAndRoleClaims() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Signing
+import Synchronization
 
 /// Verifies bearer JWTs and turns their claims into a `Principal`.
 ///
@@ -17,6 +18,9 @@ package struct Authenticator: Sendable {
     package var leeway: Int64
     /// Seconds since the epoch; injectable for tests.
     package var clock: @Sendable () -> Int64
+    /// Tokens already verified, with their principal and expiry: clients reuse one token for up
+    /// to an hour, so each is verified (signature and JSON) once, not on every request.
+    private let verified = VerifiedTokens()
 
     package init(hs256Secret: [UInt8]?, rs256Keys: [RSAPublicKey] = [], audience: String = "waymark", maximumLifetime: Int64 = 3600, leeway: Int64 = 60,
                  clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
@@ -33,15 +37,29 @@ package struct Authenticator: Sendable {
         guard let header, !header.isEmpty else {
             throw .unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)")
         }
-        let prefix = "bearer "
-        guard header.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else {
+        // Byte-wise: the scheme is matched case-insensitively, the token is what follows the spaces.
+        let bytes = Array(header.utf8)
+        let scheme = Array("bearer ".utf8)
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ ($0 | 0x20) == $1 }) else {
             throw .unauthenticated("the Authorization header must be \"Bearer <jwt>\"")
         }
-        return try verify(token: String(header.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces))
+        var start = scheme.count
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        return try verify(token: String(decoding: bytes[start..<end], as: UTF8.self))
     }
 
     /// The principal of a compact JWT.
     package func verify(token: String) throws(APIError) -> Principal {
+        let now = clock()
+        if let known = verified.lookup(token), known.expires > now - leeway { return known.principal }
+        let (principal, expires) = try check(token: token)
+        verified.store(token, principal: principal, expires: expires)
+        return principal
+    }
+
+    private func check(token: String) throws(APIError) -> (Principal, Int64) {
         guard let parts = JWT.split(token) else {
             throw .unauthenticated("the bearer token is not a JWT (three base64url segments)")
         }
@@ -67,7 +85,7 @@ package struct Authenticator: Sendable {
         return try principal(from: claims)
     }
 
-    private func principal(from claims: JSONValue) throws(APIError) -> Principal {
+    private func principal(from claims: JSONValue) throws(APIError) -> (Principal, Int64) {
         let now = clock()
         guard let exp = claims["exp"]?.doubleValue, exp.isFinite else {
             throw .unauthenticated("the token has no exp claim")
@@ -107,7 +125,7 @@ package struct Authenticator: Sendable {
         case .consumer where principal.tripId == nil && principal.consumerId == nil:
             throw .unauthenticated("a consumer token needs authorization.tripid or authorization.consumerid")
         default:
-            return principal
+            return (principal, Int64(exp))
         }
     }
 
@@ -125,5 +143,22 @@ package struct Authenticator: Sendable {
         if !authorization.isEmpty { claims.append(("authorization", .object(JSONObject(authorization)))) }
         let header: JSONValue = .object(JSONObject([("alg", "HS256"), ("typ", "JWT")]))
         return JWT.signHS256(header: header.compactBytes(), payload: JSONValue.object(JSONObject(claims)).compactBytes(), key: secret)
+    }
+}
+
+/// Verified tokens by their exact text, bounded (cleared when full; re-verifying is cheap enough).
+private final class VerifiedTokens: Sendable {
+    private let entries = Mutex<[String: (principal: Principal, expires: Int64)]>([:])
+    private let capacity = 10_000
+
+    func lookup(_ token: String) -> (principal: Principal, expires: Int64)? {
+        entries.withLock { $0[token] }
+    }
+
+    func store(_ token: String, principal: Principal, expires: Int64) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[token] = (principal, expires)
+        }
     }
 }

@@ -61,36 +61,38 @@ struct ProtoObject {
         }
     }
 
-    /// `pickupPoint` → `pickup_point`.
+    /// `pickupPoint` → `pickup_point` (ASCII letters only change; field names are ASCII).
     static func snakeCase(_ camel: String) -> String {
-        var out = ""
-        out.reserveCapacity(camel.utf8.count + 4)
-        for character in camel {
-            if character.isUppercase {
-                out.append("_")
-                out.append(contentsOf: character.lowercased())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(camel.utf8.count + 4)
+        for byte in camel.utf8 {
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+                bytes.append(UInt8(ascii: "_"))
+                bytes.append(byte + 32)
             } else {
-                out.append(character)
+                bytes.append(byte)
             }
         }
-        return out
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `pickup_point` → `pickupPoint` (a name without underscores is returned as is).
     static func camelCase(_ snake: String) -> String {
-        guard snake.contains("_") else { return snake }
-        var out = ""
+        guard snake.utf8.contains(UInt8(ascii: "_")) else { return snake }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(snake.utf8.count)
         var upper = false
-        for character in snake {
-            if character == "_" {
+        for byte in snake.utf8 {
+            if byte == UInt8(ascii: "_") {
                 upper = true
-            } else if upper {
-                out.append(contentsOf: character.uppercased())
+            } else if upper, byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") {
+                bytes.append(byte - 32)
                 upper = false
             } else {
-                out.append(character)
+                bytes.append(byte)
+                upper = false
             }
         }
-        return out
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -20,8 +20,9 @@ struct QueryParameters {
 
     /// Every value of `name` (lowerCamel, or its snake_case form).
     mutating func values(_ name: String) -> [String] {
-        let snake = ProtoObject.snakeCase(name)
         read.insert(name)
+        guard !pairs.isEmpty else { return [] }
+        let snake = ProtoObject.snakeCase(name)
         read.insert(snake)
         return pairs.filter { $0.name == name || $0.name == snake }.map(\.value)
     }
