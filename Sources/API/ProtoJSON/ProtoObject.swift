@@ -9,7 +9,10 @@ struct ProtoObject {
     private let object: JSONObject
     /// Where this object sits in the request, e.g. `trip.pickupPoint`.
     let path: String
-    private var read: Set<String> = []
+    /// Members (by their key as sent) that were read or deliberately ignored.
+    private var consumed: Set<String> = []
+    /// Names (lowerCamel) passed to `ignore`.
+    private var ignored: Set<String> = []
 
     init(_ value: JSONValue, at path: String) throws(APIError) {
         guard case .object(let object) = value else {
@@ -24,13 +27,15 @@ struct ProtoObject {
 
     /// Reads field `name` (lowerCamel); nil when absent or null.
     mutating func take(_ name: String) throws(APIError) -> JSONValue? {
-        let snake = ProtoObject.snakeCase(name)
+        guard !object.isEmpty else { return nil }
         let camelValue = object[name]
-        let snakeValue = snake == name ? nil : object[snake]
-        read.insert(name)
-        read.insert(snake)
+        // The snake_case spelling differs only for names with capitals.
+        let snake = name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? ProtoObject.snakeCase(name) : nil
+        let snakeValue = snake.flatMap { object[$0] }
+        if camelValue != nil { consumed.insert(name) }
+        if let snake, snakeValue != nil { consumed.insert(snake) }
         if camelValue != nil, snakeValue != nil {
-            throw .invalidArgument("\(path(name)) is given twice (as \(name) and \(snake))")
+            throw .invalidArgument("\(path(name)) is given twice (as \(name) and \(snake ?? name))")
         }
         switch camelValue ?? snakeValue {
         case .none, .null?: return nil
@@ -48,15 +53,13 @@ struct ProtoObject {
 
     /// Marks fields as known and deliberately ignored (e.g. output-only fields on create).
     mutating func ignore(_ names: [String]) {
-        for name in names {
-            read.insert(name)
-            read.insert(ProtoObject.snakeCase(name))
-        }
+        ignored.formUnion(names)
     }
 
-    /// Rejects the first member that was never read.
+    /// Rejects the first member that was neither read nor ignored.
     func finish() throws(APIError) {
-        for key in object.keys where !read.contains(key) {
+        guard consumed.count < object.count else { return }
+        for key in object.keys where !consumed.contains(key) && !ignored.contains(key) && !ignored.contains(ProtoObject.camelCase(key)) {
             throw .invalidArgument("unknown field \"\(key)\" in \(path.isEmpty ? "the request body" : path)")
         }
     }
