@@ -35,6 +35,14 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
         }
     }
 
+    /// An object with these members in this order, for callers that already made the keys unique
+    /// (the encoder sorts and de-duplicates them), so no key is checked here.
+    init(uniqueMembers: [Element]) {
+        members = uniqueMembers
+        index = nil
+        rebuildIndex()
+    }
+
     /// An object with these members in this order.
     ///
     /// - Precondition: no key appears twice.

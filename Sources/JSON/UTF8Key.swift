@@ -27,6 +27,23 @@ struct UTF8Key: Hashable {
         return a.withUTF8 { x in b.withUTF8 { y in x.elementsEqual(y) } }
     }
 
+    /// Compares two strings by their UTF-8 bytes: negative when `lhs` sorts first, 0 when equal.
+    static func compare(_ lhs: String, _ rhs: String) -> Int {
+        var a = lhs
+        var b = rhs
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let common = min(x.count, y.count)
+                var i = 0
+                while i < common {
+                    if x[i] != y[i] { return Int(x[i]) - Int(y[i]) }
+                    i += 1
+                }
+                return x.count - y.count
+            }
+        }
+    }
+
     /// Whether `lhs` sorts before `rhs` by UTF-8 bytes (bytewise, ascending).
     static func precedes(_ lhs: String, _ rhs: String) -> Bool {
         var a = lhs
