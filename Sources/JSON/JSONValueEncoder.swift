@@ -184,18 +184,36 @@ final class JSONObjectBuilder {
     /// The object with members sorted by the UTF-8 bytes of their keys; of a key written more
     /// than once, the last value.
     func finished() -> JSONObject {
-        if members.count < 2 {
+        let count = members.count
+        if count < 2 {
             return JSONObject(uniqueMembers: members.map { (key: $0.key, value: $0.value.finished()) })
         }
-        let order = members.indices.sorted { a, b in
-            let c = UTF8Key.compare(members[a].key, members[b].key)
-            return c != 0 ? c < 0 : a < b
+        // Positions sorted by key, equal keys in writing order. Objects are small and mostly
+        // written in declaration order, so an insertion sort does few comparisons.
+        var order = Array(0..<count)
+        members.withUnsafeBufferPointer { written in
+            if count <= 24 {
+                for i in 1..<count {
+                    let position = order[i]
+                    var j = i
+                    while j > 0, UTF8Key.compare(written[order[j - 1]].key, written[position].key) > 0 {
+                        order[j] = order[j - 1]
+                        j -= 1
+                    }
+                    order[j] = position
+                }
+            } else {
+                order.sort { a, b in
+                    let c = UTF8Key.compare(written[a].key, written[b].key)
+                    return c != 0 ? c < 0 : a < b
+                }
+            }
         }
         var sorted: [JSONObject.Element] = []
-        sorted.reserveCapacity(members.count)
+        sorted.reserveCapacity(count)
         for (n, i) in order.enumerated() {
             // Of equal keys (adjacent now, in writing order), only the last is kept.
-            if n + 1 < order.count, UTF8Key.equal(members[i].key, members[order[n + 1]].key) { continue }
+            if n + 1 < count, UTF8Key.equal(members[i].key, members[order[n + 1]].key) { continue }
             sorted.append((key: members[i].key, value: members[i].value.finished()))
         }
         return JSONObject(uniqueMembers: sorted)
