@@ -20,6 +20,10 @@ package enum Rebuilder {
 
     /// Folds the feed into `projector` from after `start` up to `target` (inclusive; nil: to the
     /// current end) and returns the documents that exist afterwards, the position and the event count.
+    ///
+    /// The projector is drained once, after the last page: only the final documents are kept, and
+    /// a drain renders and encodes every document changed since the previous one, so draining per
+    /// page would encode a busy document (a vehicle reporting all the time) once per page.
     package static func replay(into projector: inout any Projector, store: EventStore, after start: FeedPosition = .start,
                                upTo target: FeedPosition? = nil, documents: inout [String: DocumentChange],
                                batchSize: Int = 5000, progress: (Int) -> Void = { _ in }) async throws -> (FeedPosition, Int) {
@@ -37,13 +41,14 @@ package enum Rebuilder {
                 position = event.feedPosition
                 count += 1
             }
-            for change in projector.drainChanges() {
-                let id = change.collection + "\u{1}" + change.key
-                if change.document == nil { documents.removeValue(forKey: id) } else { documents[id] = change }
-            }
             progress(count)
-            if reachedTarget || batch.count < batchSize { return (position, count) }
+            if reachedTarget || batch.count < batchSize { break }
         }
+        for change in projector.drainChanges() {
+            let id = change.collection + "\u{1}" + change.key
+            if change.document == nil { documents.removeValue(forKey: id) } else { documents[id] = change }
+        }
+        return (position, count)
     }
 
     /// Rebuilds projection `make()` into a fresh table and swaps it in atomically.
