@@ -1,8 +1,30 @@
+/// What a container of ``JSONValueDecoder`` reads: its object or array, its path, the decoder.
+///
+/// A container keeps just a reference to this: the standard library's type-erasing box copies
+/// the container for every call, and one reference is cheaper to copy than three.
+final class JSONValueDecodingScope<Content> {
+    let decoder: JSONValueDecoderImpl
+    let content: Content
+    let path: CodingPathNode
+
+    init(decoder: JSONValueDecoderImpl, content: Content, path: CodingPathNode) {
+        self.decoder = decoder
+        self.content = content
+        self.path = path
+    }
+}
+
 /// The keyed container of ``JSONValueDecoder``: the members of one object.
 struct JSONValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: JSONValueDecoderImpl
-    let object: JSONObject
-    let path: CodingPathNode
+    private let scope: JSONValueDecodingScope<JSONObject>
+
+    init(decoder: JSONValueDecoderImpl, object: JSONObject, path: CodingPathNode) {
+        scope = JSONValueDecodingScope(decoder: decoder, content: object, path: path)
+    }
+
+    private var decoder: JSONValueDecoderImpl { scope.decoder }
+    private var object: JSONObject { scope.content }
+    private var path: CodingPathNode { scope.path }
 
     var codingPath: [any CodingKey] { path.codingPath }
 
@@ -131,17 +153,19 @@ struct JSONValueKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerPr
 /// The unkeyed container of ``JSONValueDecoder``: the elements of one array, read in order.
 ///
 /// The index moves past an element only when it decoded (or, for `decodeNil`, was `null`).
+///
+/// Two words (a reference and the index), so it fits an existential's inline buffer.
 struct JSONValueUnkeyedDecodingContainer: UnkeyedDecodingContainer {
-    let decoder: JSONValueDecoderImpl
-    let elements: [JSONValue]
-    let path: CodingPathNode
+    private let scope: JSONValueDecodingScope<[JSONValue]>
     private(set) var currentIndex = 0
 
     init(decoder: JSONValueDecoderImpl, elements: [JSONValue], path: CodingPathNode) {
-        self.decoder = decoder
-        self.elements = elements
-        self.path = path
+        scope = JSONValueDecodingScope(decoder: decoder, content: elements, path: path)
     }
+
+    private var decoder: JSONValueDecoderImpl { scope.decoder }
+    private var elements: [JSONValue] { scope.content }
+    private var path: CodingPathNode { scope.path }
 
     var codingPath: [any CodingKey] { path.codingPath }
 

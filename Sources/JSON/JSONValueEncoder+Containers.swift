@@ -1,8 +1,9 @@
 /// The keyed container of ``JSONValueEncoder``: writes the members of one object.
 struct JSONValueKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: JSONValueEncoderImpl
     let builder: JSONObjectBuilder
-    let path: CodingPathNode
+
+    private var encoder: JSONValueEncoderImpl { builder.encoder }
+    private var path: CodingPathNode { builder.path }
 
     var codingPath: [any CodingKey] { path.codingPath }
 
@@ -38,10 +39,10 @@ struct JSONValueKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPr
         if let existing = builder.members.last(where: { UTF8Key.equal($0.key, name) }), case .object(let object) = existing.value {
             nested = object
         } else {
-            nested = JSONObjectBuilder()
+            nested = JSONObjectBuilder(encoder: encoder, path: path.appending(key))
             builder.members.append((name, .object(nested)))
         }
-        return KeyedEncodingContainer(JSONValueKeyedEncodingContainer<NestedKey>(encoder: encoder, builder: nested, path: path.appending(key)))
+        return KeyedEncodingContainer(JSONValueKeyedEncodingContainer<NestedKey>(builder: nested))
     }
 
     /// The array under `key`; one already made for `key` by this method is reused.
@@ -51,10 +52,10 @@ struct JSONValueKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPr
         if let existing = builder.members.last(where: { UTF8Key.equal($0.key, name) }), case .array(let array) = existing.value {
             nested = array
         } else {
-            nested = JSONArrayBuilder()
+            nested = JSONArrayBuilder(encoder: encoder, path: path.appending(key))
             builder.members.append((name, .array(nested)))
         }
-        return JSONValueUnkeyedEncodingContainer(encoder: encoder, builder: nested, path: path.appending(key))
+        return JSONValueUnkeyedEncodingContainer(builder: nested)
     }
 
     /// An encoder for the member `super`.
@@ -76,9 +77,10 @@ struct JSONValueKeyedEncodingContainer<Key: CodingKey>: KeyedEncodingContainerPr
 
 /// The unkeyed container of ``JSONValueEncoder``: writes the elements of one array.
 struct JSONValueUnkeyedEncodingContainer: UnkeyedEncodingContainer {
-    let encoder: JSONValueEncoderImpl
     let builder: JSONArrayBuilder
-    let path: CodingPathNode
+
+    private var encoder: JSONValueEncoderImpl { builder.encoder }
+    private var path: CodingPathNode { builder.path }
 
     var codingPath: [any CodingKey] { path.codingPath }
 
@@ -112,17 +114,15 @@ struct JSONValueUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        let nested = JSONObjectBuilder()
-        let nestedPath = path.appending(key)
+        let nested = JSONObjectBuilder(encoder: encoder, path: path.appending(key))
         builder.elements.append(.object(nested))
-        return KeyedEncodingContainer(JSONValueKeyedEncodingContainer<NestedKey>(encoder: encoder, builder: nested, path: nestedPath))
+        return KeyedEncodingContainer(JSONValueKeyedEncodingContainer<NestedKey>(builder: nested))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        let nested = JSONArrayBuilder()
-        let nestedPath = path.appending(key)
+        let nested = JSONArrayBuilder(encoder: encoder, path: path.appending(key))
         builder.elements.append(.array(nested))
-        return JSONValueUnkeyedEncodingContainer(encoder: encoder, builder: nested, path: nestedPath)
+        return JSONValueUnkeyedEncodingContainer(builder: nested)
     }
 
     mutating func superEncoder() -> any Encoder {

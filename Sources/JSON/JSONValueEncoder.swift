@@ -58,10 +58,10 @@ final class JSONValueEncoderImpl: Encoder, SingleValueEncodingContainer {
         if case .object(let existing)? = encoded {
             builder = existing
         } else {
-            builder = JSONObjectBuilder()
+            builder = JSONObjectBuilder(encoder: self, path: path)
             encoded = .object(builder)
         }
-        return KeyedEncodingContainer(JSONValueKeyedEncodingContainer<Key>(encoder: self, builder: builder, path: path))
+        return KeyedEncodingContainer(JSONValueKeyedEncodingContainer<Key>(builder: builder))
     }
 
     /// The unkeyed container of this level; asking twice gives the same array.
@@ -70,10 +70,10 @@ final class JSONValueEncoderImpl: Encoder, SingleValueEncodingContainer {
         if case .array(let existing)? = encoded {
             builder = existing
         } else {
-            builder = JSONArrayBuilder()
+            builder = JSONArrayBuilder(encoder: self, path: path)
             encoded = .array(builder)
         }
-        return JSONValueUnkeyedEncodingContainer(encoder: self, builder: builder, path: path)
+        return JSONValueUnkeyedEncodingContainer(builder: builder)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -177,9 +177,18 @@ enum EncodedJSON {
     }
 }
 
-/// The members a keyed container has written, in the order written.
+/// The members a keyed container has written, in the order written, with what the container
+/// needs to write more (so a container is a single reference, cheap to copy).
 final class JSONObjectBuilder {
     var members: [(key: String, value: EncodedJSON)] = []
+    /// The encoder for nested values; it holds this builder, hence `unowned`.
+    unowned let encoder: JSONValueEncoderImpl
+    let path: CodingPathNode
+
+    init(encoder: JSONValueEncoderImpl, path: CodingPathNode) {
+        self.encoder = encoder
+        self.path = path
+    }
 
     /// The object with members sorted by the UTF-8 bytes of their keys; of a key written more
     /// than once, the last value.
@@ -220,9 +229,17 @@ final class JSONObjectBuilder {
     }
 }
 
-/// The elements an unkeyed container has written.
+/// The elements an unkeyed container has written, with what the container needs to write more.
 final class JSONArrayBuilder {
     var elements: [EncodedJSON] = []
+    /// The encoder for nested values; it holds this builder, hence `unowned`.
+    unowned let encoder: JSONValueEncoderImpl
+    let path: CodingPathNode
+
+    init(encoder: JSONValueEncoderImpl, path: CodingPathNode) {
+        self.encoder = encoder
+        self.path = path
+    }
 }
 
 extension JSONValue {
