@@ -22,7 +22,7 @@ let package = Package(
         // Pure modules.
         .target(name: "JSON", swiftSettings: settings),
         .target(name: "Geo", swiftSettings: settings),
-        .target(name: "Journey", dependencies: ["Geo"], swiftSettings: settings),
+        .target(name: "Journey", dependencies: ["Geo", "JSON"], swiftSettings: settings),
         .target(name: "ReadModels", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
         .target(name: "Simulator", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
 
@@ -54,7 +54,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "Schema"], path: "Tests/TestSupport", swiftSettings: settings),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: settings),
         .testTarget(name: "GeoTests", dependencies: ["Geo", "Simulator"], swiftSettings: settings),
-        .testTarget(name: "JourneyTests", dependencies: ["Journey", "Geo", "Simulator"], swiftSettings: settings),
+        .testTarget(name: "JourneyTests", dependencies: ["Journey", "Geo", "JSON", "Simulator"], swiftSettings: settings),
         .testTarget(name: "ReadModelsTests", dependencies: ["ReadModels", "Journey", "Geo", "JSON", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),

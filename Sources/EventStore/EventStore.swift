@@ -85,8 +85,13 @@ package final class EventStore: Sendable {
 
     // MARK: - Reading
 
+    /// The columns `decode` reads, by position.
+    ///
+    /// The text of `txid` is named `txid_text`: output column names take precedence over table
+    /// columns in a bare `ORDER BY`, so naming it `txid` made `ORDER BY txid` sort the feed by the
+    /// text (`"100000" < "99999"`), with a full scan and sort of the table for every page.
     static let columns = """
-        global_position, txid::text, stream_id, stream_version, event_id, event_type, data::text, metadata::text, \
+        global_position, txid::text AS txid_text, stream_id, stream_version, event_id, event_type, data::text, metadata::text, \
         (extract(epoch FROM recorded_at) * 1000000)::bigint, hash
         """
 
@@ -125,13 +130,19 @@ package final class EventStore: Sendable {
     /// event with a lower feed position can become visible later. A reader that advances its
     /// checkpoint to the last event it received therefore never skips one.
     package func readAll(after position: FeedPosition, limit: Int = 1000) async throws(EventStoreError) -> [RecordedEvent] {
-        try await read("read feed", """
-            SELECT \(Self.columns) FROM events
-            WHERE (txid, global_position) > ($1::xid8, $2::bigint)
-              AND txid < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY txid, global_position LIMIT $3
-            """, [String(position.transactionId), String(position.globalPosition), String(limit)])
+        try await read("read feed", Self.feedSQL, [String(position.transactionId), String(position.globalPosition), String(limit)])
     }
+
+    /// The feed page query: `$1` transaction id and `$2` position to read after, `$3` the limit.
+    ///
+    /// Ordered by the `xid8` column and the position, which the `(txid, global_position)` index
+    /// of each partition returns in order, so a page reads only its own rows.
+    static let feedSQL = """
+        SELECT \(columns) FROM events
+        WHERE (txid, global_position) > ($1::xid8, $2::bigint)
+          AND txid < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY events.txid, events.global_position LIMIT $3
+        """
 
     /// A live, gap-safe feed of every event after `position`: catches up, then waits for new ones.
     package func subscribe(after position: FeedPosition, batchSize: Int = 500, pollInterval: Duration = .milliseconds(500)) -> FeedSubscription {

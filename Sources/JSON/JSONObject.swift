@@ -11,7 +11,10 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
     package typealias Element = (key: String, value: JSONValue)
 
     /// Objects with more members than this get a hash index for lookups.
-    private static let indexThreshold = 8
+    ///
+    /// Below it a linear scan is cheaper than hashing the key: keys of other lengths are skipped
+    /// at the cost of one comparison, and the parser need not hash the keys of every object.
+    private static let indexThreshold = 16
 
     private var members: [Element]
     /// Key → position in `members`; only kept when `members.count > indexThreshold`.
@@ -33,6 +36,14 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
             precondition(!containsKey(key), "duplicate key \(JSONError.quote(key)) in JSONObject")
             appendNew(key, value)
         }
+    }
+
+    /// An object with these members in this order, for callers that already made the keys unique
+    /// (the encoder sorts and de-duplicates them), so no key is checked here.
+    init(uniqueMembers: [Element]) {
+        members = uniqueMembers
+        index = nil
+        rebuildIndex()
     }
 
     /// An object with these members in this order.

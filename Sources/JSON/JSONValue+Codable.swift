@@ -91,45 +91,71 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// The JSON value of an `Encodable` (a typed domain event, say), via `JSONEncoder`.
+    /// The JSON value of an `Encodable`, built directly with ``JSONValueEncoder``: no bytes, no
+    /// Foundation; object members sorted by key as `JSONEncoder` with `.sortedKeys` sorts them.
     ///
     /// `Double`s keep their exact value (shortest round-trip text). Throws ``JSONError`` with
-    /// code `encodingFailed` (the encoder's error in `underlying`; NaN and infinity land here) or
-    /// a parse code if the encoder produced text this module rejects (such as U+0000 in a string).
-    package init(encoding value: some Encodable, using encoder: JSONEncoder = JSONEncoder()) throws {
+    /// code `encodingFailed`, the encoder's error in `underlying` (NaN and infinity land here).
+    package init(encoding value: some Encodable) throws {
+        do {
+            self = try JSONValueEncoder().encode(value)
+        } catch {
+            throw JSONValue.encodingFailed(type(of: value), error)
+        }
+    }
+
+    /// Decodes a `Decodable` from this value directly with ``JSONValueDecoder``: no bytes, no
+    /// Foundation parse.
+    ///
+    /// Throws ``JSONError`` with code `decodingFailed`; the decoder's error is in `underlying`.
+    package func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        do {
+            return try JSONValueDecoder().decode(type, from: self)
+        } catch {
+            throw JSONValue.decodingFailed(type, error)
+        }
+    }
+
+    /// The JSON value of an `Encodable` via Foundation's `encoder` and this module's parser.
+    ///
+    /// For encoder options that ``init(encoding:)`` does not have. Throws ``JSONError`` with code
+    /// `encodingFailed` (the encoder's error in `underlying`) or a parse code if the encoder
+    /// produced text this module rejects (such as U+0000 in a string).
+    package init(encoding value: some Encodable, using encoder: JSONEncoder) throws {
         let data: Data
         do {
             data = try encoder.encode(value)
         } catch {
-            throw JSONError(
-                code: .encodingFailed,
-                message: "could not encode \(type(of: value)) as JSON: \(JSONValue.summary(of: error))",
-                offset: nil,
-                underlying: error
-            )
+            throw JSONValue.encodingFailed(type(of: value), error)
         }
         self = try JSONValue.parse(data)
     }
 
-    /// Decodes a `Decodable` from this value, via ``compactBytes()`` and `JSONDecoder`.
+    /// Decodes a `Decodable` via ``compactBytes()`` and Foundation's `decoder`.
     ///
-    /// Throws ``JSONError`` with code `decodingFailed`; the decoder's error is in `underlying`.
-    package func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> T {
+    /// For decoder options that ``decode(_:)`` does not have. Throws ``JSONError`` with code
+    /// `decodingFailed`; the decoder's error is in `underlying`.
+    package func decode<T: Decodable>(_ type: T.Type, using decoder: JSONDecoder) throws -> T {
         do {
             return try decoder.decode(type, from: Data(compactBytes()))
         } catch {
-            throw JSONError(
-                code: .decodingFailed,
-                message: "could not decode \(type) from JSON: \(JSONValue.summary(of: error))",
-                offset: nil,
-                underlying: error
-            )
+            throw JSONValue.decodingFailed(type, error)
         }
     }
 
+    private static func encodingFailed(_ type: Any.Type, _ error: any Error) -> JSONError {
+        JSONError(code: .encodingFailed, message: "could not encode \(type) as JSON: \(summary(of: error))", offset: nil, underlying: error)
+    }
+
+    private static func decodingFailed(_ type: Any.Type, _ error: any Error) -> JSONError {
+        JSONError(code: .decodingFailed, message: "could not decode \(type) from JSON: \(summary(of: error))", offset: nil, underlying: error)
+    }
+
     /// A description of a coding error that names the rule and the coding path but no values,
-    /// so messages cannot leak payload data (the full error stays in `underlying`).
-    private static func summary(of error: any Error) -> String {
+    /// so messages cannot leak payload data (keep the full error as an underlying error).
+    ///
+    /// `missing key "tripId" at the top level`, `expected Double at stops.[1].lat`.
+    package static func summary(of error: any Error) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             codingPath.isEmpty ? "the top level" : codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         }

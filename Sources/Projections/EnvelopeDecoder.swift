@@ -1,5 +1,4 @@
 import EventStore
-import Foundation
 import JSON
 import Journey
 import ReadModels
@@ -7,15 +6,16 @@ import ReadModels
 /// Turns stored events of `trip:` and `vehicle:` streams into domain envelopes.
 package enum EnvelopeDecoder {
     /// nil for streams that are neither trips nor vehicles; a failure for a payload that does not decode.
+    ///
+    /// The payload is decoded straight from the `JSONValue` the store already parsed.
     package static func decode(_ event: RecordedEvent) -> Result<EventEnvelope, JourneyError>? {
         guard let (category, provider, id) = parse(event.streamId) else { return nil }
-        let data = Data(event.data.compactBytes())
         let decoded: Result<DomainEvent, JourneyError>
         switch category {
         case "trip":
-            do { decoded = .success(.trip(provider: provider, tripId: id, try Trip.Event.decode(type: event.type, data: data))) } catch { decoded = .failure(error) }
+            do { decoded = .success(.trip(provider: provider, tripId: id, try Trip.Event.decode(type: event.type, json: event.data))) } catch { decoded = .failure(error) }
         case "vehicle":
-            do { decoded = .success(.vehicle(provider: provider, vehicleId: id, try Vehicle.Event.decode(type: event.type, data: data))) } catch { decoded = .failure(error) }
+            do { decoded = .success(.vehicle(provider: provider, vehicleId: id, try Vehicle.Event.decode(type: event.type, json: event.data))) } catch { decoded = .failure(error) }
         default:
             return nil
         }

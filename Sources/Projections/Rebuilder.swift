@@ -20,13 +20,23 @@ package enum Rebuilder {
 
     /// Folds the feed into `projector` from after `start` up to `target` (inclusive; nil: to the
     /// current end) and returns the documents that exist afterwards, the position and the event count.
+    ///
+    /// The next page is read while the current one is folded: the read and the parsing of its
+    /// rows run on a connection thread of their own. The projector is drained once, after the last
+    /// page: only the final documents are kept, and a drain renders and encodes every document
+    /// changed since the previous one, so draining per page would encode a busy document (a
+    /// vehicle reporting all the time) once per page.
     package static func replay(into projector: inout any Projector, store: EventStore, after start: FeedPosition = .start,
                                upTo target: FeedPosition? = nil, documents: inout [String: DocumentChange],
                                batchSize: Int = 5000, progress: (Int) -> Void = { _ in }) async throws -> (FeedPosition, Int) {
         var position = start
         var count = 0
+        var batch = try await store.readAll(after: position, limit: batchSize)
         while true {
-            let batch = try await store.readAll(after: position, limit: batchSize)
+            var next: Task<[RecordedEvent], any Error>?
+            if batch.count == batchSize, let last = batch.last?.feedPosition {
+                next = Task { try await store.readAll(after: last, limit: batchSize) }
+            }
             var reachedTarget = false
             for event in batch {
                 if let target, event.feedPosition > target {
@@ -37,13 +47,19 @@ package enum Rebuilder {
                 position = event.feedPosition
                 count += 1
             }
-            for change in projector.drainChanges() {
-                let id = change.collection + "\u{1}" + change.key
-                if change.document == nil { documents.removeValue(forKey: id) } else { documents[id] = change }
-            }
             progress(count)
-            if reachedTarget || batch.count < batchSize { return (position, count) }
+            guard let next, !reachedTarget else {
+                // A page read ahead past the target is not used, but not left running either.
+                _ = try? await next?.value
+                break
+            }
+            batch = try await next.value
         }
+        for change in projector.drainChanges() {
+            let id = change.collection + "\u{1}" + change.key
+            if change.document == nil { documents.removeValue(forKey: id) } else { documents[id] = change }
+        }
+        return (position, count)
     }
 
     /// Rebuilds projection `make()` into a fresh table and swaps it in atomically.

@@ -1,4 +1,3 @@
-import Foundation
 import Geo
 import JSON
 import Journey
@@ -65,14 +64,14 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
 
     package mutating func load(_ documents: [DocumentChange]) {
         self = FleetResourceProjection()
-        let decoder = JSONDecoder()
+        let decoder = JSONValueDecoder()
         for change in documents {
             guard let document = change.document else { continue }
             switch change.collection {
             case Self.tripStatesCollection:
-                if let record = try? document.decode(TripRecord.self, using: decoder) { trips[change.key] = record }
+                if let record = try? decoder.decode(TripRecord.self, from: document) { trips[change.key] = record }
             case Self.vehicleStatesCollection:
-                if let record = try? document.decode(VehicleRecord.self, using: decoder) { vehicles[change.key] = record }
+                if let record = try? decoder.decode(VehicleRecord.self, from: document) { vehicles[change.key] = record }
             default:
                 continue
             }
@@ -92,8 +91,7 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
     package mutating func drainChanges() -> [DocumentChange] {
         let addresses = dirty.sorted()
         dirty.removeAll()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = JSONValueEncoder()
         return addresses.compactMap { address in
             let document: JSONValue?
             switch address.collection {
@@ -117,9 +115,9 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
     ///
     /// Records hold only validated, finite values, so encoding cannot fail; if it ever did, the
     /// model could not be restored and continuing would silently diverge, hence the trap.
-    private static func stored(_ record: some Encodable, _ encoder: JSONEncoder) -> JSONValue {
+    private static func stored(_ record: some Encodable, _ encoder: JSONValueEncoder) -> JSONValue {
         do {
-            return try JSONValue(encoding: record, using: encoder)
+            return try encoder.encode(record)
         } catch {
             preconditionFailure("fleet read model record is not encodable: \(error)")
         }

@@ -1,4 +1,3 @@
-import Foundation
 import JSON
 import Journey
 
@@ -193,10 +192,8 @@ package struct JourneyViewProjection: ReadModelProjection {
 
     /// State as JSON with sorted keys, so equal states give equal bytes.
     private static func encode(_ value: some Encodable) -> JSONValue? {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         do {
-            return try JSONValue(encoding: value, using: encoder)
+            return try JSONValueEncoder().encode(value)
         } catch {
             preconditionFailure("journey view state must encode as JSON: \(error)")
         }
@@ -205,7 +202,7 @@ package struct JourneyViewProjection: ReadModelProjection {
     /// State from its document; nil when the document is not one (it is then ignored).
     private static func decode<T: Decodable>(_ type: T.Type, from document: JSONValue) -> T? {
         do {
-            return try document.decode(type)
+            return try JSONValueDecoder().decode(type, from: document)
         } catch {
             return nil
         }

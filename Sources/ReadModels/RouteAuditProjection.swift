@@ -1,4 +1,3 @@
-import Foundation
 import Geo
 import JSON
 import Journey
@@ -40,9 +39,9 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
 
     package mutating func load(_ documents: [DocumentChange]) {
         self = RouteAuditProjection()
-        let decoder = JSONDecoder()
+        let decoder = JSONValueDecoder()
         for change in documents where change.collection == Self.auditStatesCollection {
-            if let document = change.document, let record = try? document.decode(AuditRecord.self, using: decoder) {
+            if let document = change.document, let record = try? decoder.decode(AuditRecord.self, from: document) {
                 audits[change.key] = record
             }
         }
@@ -86,15 +85,14 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
     package mutating func drainChanges() -> [DocumentChange] {
         let keys = dirty.sorted()
         dirty.removeAll()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = JSONValueEncoder()
         var changes: [DocumentChange] = []
         for key in keys {
             guard let record = audits[key] else { continue }
             changes.append(DocumentChange(collection: Self.auditsCollection, key: key, document: Self.auditDocument(key, record)))
             let stored: JSONValue
             do {
-                stored = try JSONValue(encoding: record, using: encoder)
+                stored = try encoder.encode(record)
             } catch {
                 // Records hold only validated, finite values; a record that cannot be stored could not be restored.
                 preconditionFailure("route audit record is not encodable: \(error)")

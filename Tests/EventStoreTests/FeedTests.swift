@@ -1,4 +1,4 @@
-import EventStore
+@testable import EventStore
 import Foundation
 import JSON
 import Postgres
@@ -13,6 +13,22 @@ import Simulator
         SELECT 'trip', u.stream_id, u.version, u.event_id, 'Raw', '{}', '{}', now(), decode(repeat('00', 32), 'hex')
         FROM unnest($1::text[], $2::bigint[], $3::uuid[]) AS u(stream_id, version, event_id)
         """
+
+    @Test func theFeedIsSortedByTheTransactionIdItselfNotByItsText() async throws {
+        // A bare `ORDER BY txid` binds to an output column of that name before the table's column.
+        // When the select list named `txid::text` so, pages were sorted as text ("100000" before
+        // "99999") after a full scan: the plan had `Sort Key: ((events.txid)::text)`.
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            _ = try await store.append([event(), event()], to: "trip:f/a", expectedVersion: .any)
+            let plan = try await Blocking.run {
+                try Connection(conninfo: url).query("EXPLAIN (VERBOSE) " + EventStore.feedSQL, ["0", "0", "100"]).rows.map { try $0.string(0) }
+            }
+            #expect(plan.contains { $0.contains("events") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("Sort Key") && $0.contains("::text") }, "\(plan)")
+            await store.shutdown()
+        }
+    }
 
     @Test func anOpenTransactionHoldsBackLaterCommitsUntilItEnds() async throws {
         try await TestDatabase.withTestDatabase { url in

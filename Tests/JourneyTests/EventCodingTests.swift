@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import JSON
 import Journey
 import Testing
 import Simulator
@@ -82,6 +83,43 @@ struct EventCodingTests {
         let data = try event.encodePayload()
         #expect(try Vehicle.Event.decode(type: event.type, data: data) == event)
         #expect(try event.encodePayload() == data)
+    }
+
+    @Test(arguments: EventSamples.trip)
+    func everyTripEventDecodesFromItsParsedPayloadAsJSONDecoderDecodesItsBytes(event: Trip.Event) throws {
+        let data = try event.encodePayload()
+        let json = try JSONValue.parse(data)
+        #expect(try Trip.Event.decode(type: event.type, json: json) == event)
+        // As the event store hands it back: jsonb's rendering, parsed.
+        #expect(try Trip.Event.decode(type: event.type, json: try JSONValue.parse(json.canonicalBytes())) == event)
+        #expect(try JSONValueEncoder().encode(json) == json)
+    }
+
+    @Test(arguments: EventSamples.vehicle)
+    func everyVehicleEventDecodesFromItsParsedPayloadAsJSONDecoderDecodesItsBytes(event: Vehicle.Event) throws {
+        let json = try JSONValue.parse(try event.encodePayload())
+        #expect(try Vehicle.Event.decode(type: event.type, json: json) == event)
+        #expect(try Vehicle.Event.decode(type: event.type, json: try JSONValue.parse(json.canonicalBytes())) == event)
+    }
+
+    @Test func aPayloadOfTheWrongShapeNamesTheTypeAndThePathButNoValues() {
+        expectRejection(.invalidArgument, mentioning: ["type TripCreated", #"missing key "#]) {
+            try Trip.Event.decode(type: Trip.Event.tripCreated, json: ["tripId": "secret-trip"])
+        }
+        expectRejection(.invalidArgument, mentioning: ["type VehicleLocationReported", "location.latitude"]) {
+            try Vehicle.Event.decode(type: Vehicle.Event.vehicleLocationReported, json: [
+                "vehicleId": "v-1", "location": ["location": ["latitude": "52.1", "longitude": 13]], "at": "2026-03-01T08:00:00.000000Z",
+            ])
+        }
+        do {
+            _ = try Trip.Event.decode(type: Trip.Event.tripCreated, json: ["tripId": "secret-trip", "vehicleId": 7])
+            Issue.record("decoded a payload of the wrong shape")
+        } catch {
+            #expect(!error.message.contains("secret-trip") && !error.message.contains("7"), "\(error.message)")
+        }
+        expectRejection(.invalidArgument, mentioning: ["type TripCreated", "not valid JSON"]) {
+            try Trip.Event.decode(type: Trip.Event.tripCreated, data: Data(#"{"tripId":"t-1","tripId":"t-2"}"#.utf8))
+        }
     }
 
     @Test func samplesCoverEveryDeclaredTypeAndTypesAreUnique() {

@@ -1,28 +1,38 @@
 import struct Foundation.Data
+import JSON
 
 extension Trip.Event {
-    /// Decodes a stored event from its type string and JSON payload (after upcasting).
+    /// Decodes a stored event from its type string and the bytes of its JSON payload.
+    ///
+    /// The bytes are parsed strictly (as the event store parses what it reads) and decoded as
+    /// ``decode(type:json:)`` does, so both entry points accept exactly the same payloads.
     package static func decode(type storedType: String, data storedData: Data) throws(JourneyError) -> Trip.Event {
-        let (type, data) = EventUpcasters.upcast(type: storedType, data: storedData)
+        try decode(type: storedType, json: try EventJSON.parse(storedData, type: storedType))
+    }
+
+    /// Decodes a stored event from its type string and its already parsed JSON payload
+    /// (after upcasting), without going back to bytes.
+    package static func decode(type storedType: String, json storedJSON: JSONValue) throws(JourneyError) -> Trip.Event {
+        let (type, json) = EventUpcasters.upcast(type: storedType, json: storedJSON)
         switch type {
-        case tripCreated: return .created(try EventJSON.decode(Created.self, from: data, type: type))
-        case tripVehicleAssigned: return .vehicleAssigned(try EventJSON.decode(VehicleAssigned.self, from: data, type: type))
-        case tripVehicleUnassigned: return .vehicleUnassigned(try EventJSON.decode(VehicleUnassigned.self, from: data, type: type))
-        case tripStatusChanged: return .statusChanged(try EventJSON.decode(StatusChanged.self, from: data, type: type))
-        case tripCompleted: return .completed(try EventJSON.decode(Completed.self, from: data, type: type))
-        case tripCanceled: return .canceled(try EventJSON.decode(Canceled.self, from: data, type: type))
+        case tripCreated: return .created(try EventJSON.decode(Created.self, from: json, type: type))
+        case tripVehicleAssigned: return .vehicleAssigned(try EventJSON.decode(VehicleAssigned.self, from: json, type: type))
+        case tripVehicleUnassigned: return .vehicleUnassigned(try EventJSON.decode(VehicleUnassigned.self, from: json, type: type))
+        case tripStatusChanged: return .statusChanged(try EventJSON.decode(StatusChanged.self, from: json, type: type))
+        case tripCompleted: return .completed(try EventJSON.decode(Completed.self, from: json, type: type))
+        case tripCanceled: return .canceled(try EventJSON.decode(Canceled.self, from: json, type: type))
         case tripIntermediateDestinationsChanged:
-            return .intermediateDestinationsChanged(try EventJSON.decode(IntermediateDestinationsChanged.self, from: data, type: type))
-        case tripDropoffPointSet: return .dropoffPointSet(try EventJSON.decode(DropoffPointSet.self, from: data, type: type))
-        case tripActualLocationRecorded: return .actualLocationRecorded(try EventJSON.decode(ActualLocationRecorded.self, from: data, type: type))
-        case tripAttributesSet: return .attributesSet(try EventJSON.decode(AttributesSet.self, from: data, type: type))
-        case tripRoutePlanned: return .routePlanned(try EventJSON.decode(RoutePlanned.self, from: data, type: type))
+            return .intermediateDestinationsChanged(try EventJSON.decode(IntermediateDestinationsChanged.self, from: json, type: type))
+        case tripDropoffPointSet: return .dropoffPointSet(try EventJSON.decode(DropoffPointSet.self, from: json, type: type))
+        case tripActualLocationRecorded: return .actualLocationRecorded(try EventJSON.decode(ActualLocationRecorded.self, from: json, type: type))
+        case tripAttributesSet: return .attributesSet(try EventJSON.decode(AttributesSet.self, from: json, type: type))
+        case tripRoutePlanned: return .routePlanned(try EventJSON.decode(RoutePlanned.self, from: json, type: type))
         case tripRouteTokenExecutionReported:
-            return .routeTokenExecutionReported(try EventJSON.decode(RouteTokenExecutionReported.self, from: data, type: type))
+            return .routeTokenExecutionReported(try EventJSON.decode(RouteTokenExecutionReported.self, from: json, type: type))
         case tripRouteDestinationAdvanced:
-            return .routeDestinationAdvanced(try EventJSON.decode(RouteDestinationAdvanced.self, from: data, type: type))
-        case tripPickupPointSet: return .pickupPointSet(try EventJSON.decode(PickupPointSet.self, from: data, type: type))
-        case tripDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: data, type: type))
+            return .routeDestinationAdvanced(try EventJSON.decode(RouteDestinationAdvanced.self, from: json, type: type))
+        case tripPickupPointSet: return .pickupPointSet(try EventJSON.decode(PickupPointSet.self, from: json, type: type))
+        case tripDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: json, type: type))
         default:
             throw EventJSON.unknownType(type, aggregate: "trip")
         }

@@ -1,32 +1,42 @@
 import struct Foundation.Data
+import JSON
 
 extension Vehicle.Event {
-    /// Decodes a stored event from its type string and JSON payload (after upcasting).
+    /// Decodes a stored event from its type string and the bytes of its JSON payload.
+    ///
+    /// The bytes are parsed strictly (as the event store parses what it reads) and decoded as
+    /// ``decode(type:json:)`` does, so both entry points accept exactly the same payloads.
     package static func decode(type storedType: String, data storedData: Data) throws(JourneyError) -> Vehicle.Event {
-        let (type, data) = EventUpcasters.upcast(type: storedType, data: storedData)
+        try decode(type: storedType, json: try EventJSON.parse(storedData, type: storedType))
+    }
+
+    /// Decodes a stored event from its type string and its already parsed JSON payload
+    /// (after upcasting), without going back to bytes.
+    package static func decode(type storedType: String, json storedJSON: JSONValue) throws(JourneyError) -> Vehicle.Event {
+        let (type, json) = EventUpcasters.upcast(type: storedType, json: storedJSON)
         switch type {
-        case vehicleRegistered: return .registered(try EventJSON.decode(Registered.self, from: data, type: type))
-        case vehicleStateChanged: return .stateChanged(try EventJSON.decode(StateChanged.self, from: data, type: type))
-        case vehicleLocationReported: return .locationReported(try EventJSON.decode(LocationReported.self, from: data, type: type))
-        case vehicleStaleLocationRecorded: return .staleLocationRecorded(try EventJSON.decode(StaleLocationRecorded.self, from: data, type: type))
-        case vehicleLocationHistoryRecorded: return .locationHistoryRecorded(try EventJSON.decode(LocationHistoryRecorded.self, from: data, type: type))
-        case vehicleRouteSegmentUpdated: return .routeSegmentUpdated(try EventJSON.decode(RouteSegmentUpdated.self, from: data, type: type))
-        case vehicleRemainingRouteReported: return .remainingRouteReported(try EventJSON.decode(RemainingRouteReported.self, from: data, type: type))
-        case vehicleNavigationStatusChanged: return .navigationStatusChanged(try EventJSON.decode(NavigationStatusChanged.self, from: data, type: type))
-        case vehicleWaypointsReordered: return .waypointsReordered(try EventJSON.decode(WaypointsReordered.self, from: data, type: type))
-        case vehicleRouteFollowed: return .routeFollowed(try EventJSON.decode(RouteFollowed.self, from: data, type: type))
-        case vehicleWentOffRoute: return .wentOffRoute(try EventJSON.decode(WentOffRoute.self, from: data, type: type))
-        case vehicleRejoinedRoute: return .rejoinedRoute(try EventJSON.decode(RejoinedRoute.self, from: data, type: type))
-        case vehicleRerouted: return .rerouted(try EventJSON.decode(Rerouted.self, from: data, type: type))
-        case vehicleTripAssigned: return .tripAssigned(try EventJSON.decode(TripAssigned.self, from: data, type: type))
-        case vehicleTripWaypointsUpdated: return .tripWaypointsUpdated(try EventJSON.decode(TripWaypointsUpdated.self, from: data, type: type))
-        case vehicleTripReleased: return .tripReleased(try EventJSON.decode(TripReleased.self, from: data, type: type))
-        case vehicleAttributesSet: return .attributesSet(try EventJSON.decode(AttributesSet.self, from: data, type: type))
+        case vehicleRegistered: return .registered(try EventJSON.decode(Registered.self, from: json, type: type))
+        case vehicleStateChanged: return .stateChanged(try EventJSON.decode(StateChanged.self, from: json, type: type))
+        case vehicleLocationReported: return .locationReported(try EventJSON.decode(LocationReported.self, from: json, type: type))
+        case vehicleStaleLocationRecorded: return .staleLocationRecorded(try EventJSON.decode(StaleLocationRecorded.self, from: json, type: type))
+        case vehicleLocationHistoryRecorded: return .locationHistoryRecorded(try EventJSON.decode(LocationHistoryRecorded.self, from: json, type: type))
+        case vehicleRouteSegmentUpdated: return .routeSegmentUpdated(try EventJSON.decode(RouteSegmentUpdated.self, from: json, type: type))
+        case vehicleRemainingRouteReported: return .remainingRouteReported(try EventJSON.decode(RemainingRouteReported.self, from: json, type: type))
+        case vehicleNavigationStatusChanged: return .navigationStatusChanged(try EventJSON.decode(NavigationStatusChanged.self, from: json, type: type))
+        case vehicleWaypointsReordered: return .waypointsReordered(try EventJSON.decode(WaypointsReordered.self, from: json, type: type))
+        case vehicleRouteFollowed: return .routeFollowed(try EventJSON.decode(RouteFollowed.self, from: json, type: type))
+        case vehicleWentOffRoute: return .wentOffRoute(try EventJSON.decode(WentOffRoute.self, from: json, type: type))
+        case vehicleRejoinedRoute: return .rejoinedRoute(try EventJSON.decode(RejoinedRoute.self, from: json, type: type))
+        case vehicleRerouted: return .rerouted(try EventJSON.decode(Rerouted.self, from: json, type: type))
+        case vehicleTripAssigned: return .tripAssigned(try EventJSON.decode(TripAssigned.self, from: json, type: type))
+        case vehicleTripWaypointsUpdated: return .tripWaypointsUpdated(try EventJSON.decode(TripWaypointsUpdated.self, from: json, type: type))
+        case vehicleTripReleased: return .tripReleased(try EventJSON.decode(TripReleased.self, from: json, type: type))
+        case vehicleAttributesSet: return .attributesSet(try EventJSON.decode(AttributesSet.self, from: json, type: type))
         case vehicleBackToBackEnabledChanged:
-            return .backToBackEnabledChanged(try EventJSON.decode(BackToBackEnabledChanged.self, from: data, type: type))
-        case vehicleCapabilitiesChanged: return .capabilitiesChanged(try EventJSON.decode(CapabilitiesChanged.self, from: data, type: type))
-        case vehicleLicensePlateSet: return .licensePlateSet(try EventJSON.decode(LicensePlateSet.self, from: data, type: type))
-        case vehicleDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: data, type: type))
+            return .backToBackEnabledChanged(try EventJSON.decode(BackToBackEnabledChanged.self, from: json, type: type))
+        case vehicleCapabilitiesChanged: return .capabilitiesChanged(try EventJSON.decode(CapabilitiesChanged.self, from: json, type: type))
+        case vehicleLicensePlateSet: return .licensePlateSet(try EventJSON.decode(LicensePlateSet.self, from: json, type: type))
+        case vehicleDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: json, type: type))
         default:
             throw EventJSON.unknownType(type, aggregate: "vehicle")
         }
