@@ -15,6 +15,13 @@ if ! "$BIN" db status --data-dir "$DIR" >/dev/null 2>&1; then
     started=1
 fi
 URL="$("$BIN" db url --data-dir "$DIR")"
+# Black-box API tests run many `waymark serve` processes at once (each holds about ten
+# connections): give the test cluster room for them.
+if [ "$(psql "$URL" -Atc 'SHOW max_connections')" -lt 1000 ]; then
+    psql "$URL" -qc "ALTER SYSTEM SET max_connections = 1000" >/dev/null
+    "$BIN" db stop --data-dir "$DIR" >/dev/null
+    "$BIN" db start --data-dir "$DIR" >/dev/null
+fi
 # Tests keep their throwaway databases (see TestDatabase.dropsDatabases); they are dropped here,
 # before and after the run, one at a time.
 drop_test_databases() {
