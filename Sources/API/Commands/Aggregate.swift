@@ -10,7 +10,7 @@ protocol Aggregate {
     static var kind: String { get }
     static var initial: State { get }
     static func evolve(_ state: State, with event: Event) -> State
-    static func decode(type: String, data: Data) throws(JourneyError) -> Event
+    static func decode(type: String, json: JSONValue) throws(JourneyError) -> Event
     static func type(of event: Event) -> String
     static func payload(of event: Event) throws(JourneyError) -> Data
 }
@@ -20,7 +20,7 @@ enum TripAggregate: Aggregate {
     static let kind = "trip"
     static var initial: Trip.State { Trip.State() }
     static func evolve(_ state: Trip.State, with event: Trip.Event) -> Trip.State { Trip.evolve(state, with: event) }
-    static func decode(type: String, data: Data) throws(JourneyError) -> Trip.Event { try Trip.Event.decode(type: type, data: data) }
+    static func decode(type: String, json: JSONValue) throws(JourneyError) -> Trip.Event { try Trip.Event.decode(type: type, json: json) }
     static func type(of event: Trip.Event) -> String { event.type }
     static func payload(of event: Trip.Event) throws(JourneyError) -> Data { try event.encodePayload() }
 }
@@ -30,7 +30,7 @@ enum VehicleAggregate: Aggregate {
     static let kind = "vehicle"
     static var initial: Vehicle.State { Vehicle.State() }
     static func evolve(_ state: Vehicle.State, with event: Vehicle.Event) -> Vehicle.State { Vehicle.evolve(state, with: event) }
-    static func decode(type: String, data: Data) throws(JourneyError) -> Vehicle.Event { try Vehicle.Event.decode(type: type, data: data) }
+    static func decode(type: String, json: JSONValue) throws(JourneyError) -> Vehicle.Event { try Vehicle.Event.decode(type: type, json: json) }
     static func type(of event: Vehicle.Event) -> String { event.type }
     static func payload(of event: Vehicle.Event) throws(JourneyError) -> Data { try event.encodePayload() }
 }

@@ -61,7 +61,7 @@ final class AggregateRepository: Sendable {
             }
             for event in events {
                 do {
-                    let decoded = try A.decode(type: event.type, data: Data(event.data.compactBytes()))
+                    let decoded = try A.decode(type: event.type, json: event.data)
                     loaded.state = A.evolve(loaded.state, with: decoded)
                 } catch {
                     // An event this build cannot read: it counts for the version, as it does in the projections.
