@@ -47,12 +47,14 @@ struct BenchHTTP {
         await pool.shutdown()
         let store = EventStore(.init(conninfo: url))
         let mirror = WaymarkAPI.fleetMirror()
+        let journeyMirror = WaymarkAPI.journeyMirror()
+        let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
         let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil), projector: entry.make)
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: mirrors[entry.name]), projector: entry.make)
         }
-        for runner in runners { runner.start() }
         let secret = Array("bench-secret".utf8)
-        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)
+        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror)
+        for runner in runners { runner.start() }
         let durations = Mutex<[Double]?>(nil)
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody),
                                 handler: api.handler,
@@ -96,11 +98,13 @@ struct BenchHTTP {
                 logger.info("\(name): \(outcome.stdout.split(separator: "\n").first { $0.contains("Requests/sec") } ?? "")")
             }
         } catch {
+            await api.shutdown()
             await server.shutdown(grace: .seconds(2))
             for runner in runners { await runner.stop() }
             await store.shutdown()
             throw error
         }
+        await api.shutdown()
         await server.shutdown(grace: .seconds(2))
         for runner in runners { await runner.stop() }
         await store.shutdown()
