@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `POST .../trips/{t}:share` and `:unshare`: links that read one trip's journey and nothing else.
-@Suite(.timeLimit(.minutes(3))) struct ShareLinkTests {
+@Suite(.timeLimit(.minutes(3))) struct ShareLinkEndpointTests {
     static func share(_ server: TestServer, _ trip: String = "t-1", body: String = "{}", token: String? = nil) async throws -> (Int, JSONValue) {
         try await server.json("POST", "/v1/providers/acme/trips/\(trip):share", body, token: token)
     }

@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// A trip's rider (`consumerId`) and `GET /v1/providers/{p}/consumers/{c}/trips`.
-@Suite(.timeLimit(.minutes(3))) struct ConsumerTripsTests {
+@Suite(.timeLimit(.minutes(3))) struct ConsumerTripsEndpointTests {
     /// The rider's trips once the listing shows `count` of them (the journey projection trails writes).
     static func listing(_ server: TestServer, _ consumer: String, query: String = "", token: String? = nil, count: Int) async throws -> JSONValue {
         let deadline = ContinuousClock.now + .seconds(20)

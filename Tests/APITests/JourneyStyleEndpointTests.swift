@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `GET` / `PUT /v1/providers/{p}/journeyStyle`: the provider's style for riders' maps.
-@Suite(.timeLimit(.minutes(3))) struct JourneyStyleTests {
+@Suite(.timeLimit(.minutes(3))) struct JourneyStyleEndpointTests {
     static let path = "/v1/providers/acme/journeyStyle"
     static let style = """
         {"markers":{"TRIP_VEHICLE":{"groundAnchor":{"x":0.5,"y":0.5},"icon":"https://cdn.example.com/car.png","flat":true,"zIndex":3},
