@@ -13,7 +13,7 @@ extension RESTHandler {
     /// memory. Anything else (a long poll that must wait, an error, a cold token or view, another
     /// node owning the projection) returns nil and takes the ordinary path.
     package func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
-        guard request.method == "GET", request.path.hasSuffix("/journey") || request.path.hasSuffix("/journey:stream") else { return nil }
+        guard request.method == "GET" else { return nil }
         let started = ContinuousClock.now
         guard let route = try? RiderRoute.match(method: request.method, path: request.path) else { return nil }
         var waitSeconds = 0

@@ -278,18 +278,20 @@ final class JourneyHub: Sendable {
         for waiter in woken { waiter.continuation.resume(returning: .deleted) }
     }
 
-    /// The share links of a trip: from the mirror while it is valid, else as last polled.
-    private func shares(_ key: String, in state: Subscribers) -> JourneyViewShares {
+    /// The share links of a trip: from the mirror while it is valid, else as last polled; nil when
+    /// not known yet (a stream opened since the last poll: it was checked when it opened).
+    private func shares(_ key: String, in state: Subscribers) -> JourneyViewShares? {
         if let mirrored = readModel.memoryDocument(JourneyViewProjection.sharesCollection, key) {
             return mirrored.flatMap(JourneyViewShares.init(document:)) ?? JourneyViewShares()
         }
-        return state.polledShares[key] ?? JourneyViewShares()
+        return state.polledShares[key]
     }
 
     /// Ends the trip's streams whose share link was revoked or has expired.
     private func checkLinks(_ key: String, in state: inout Subscribers, at time: Timestamp) {
-        guard let streams = state.streams[key], streams.values.contains(where: { $0.access.shareLinkId != nil }) else { return }
-        let links = shares(key, in: state)
+        guard let streams = state.streams[key], streams.values.contains(where: { $0.access.shareLinkId != nil }),
+              let links = shares(key, in: state)
+        else { return }
         for (id, subscription) in streams.sorted(by: { $0.key < $1.key }) {
             guard let linkId = subscription.access.shareLinkId, let reason = links.refusal(of: linkId, at: time) else { continue }
             end(id, key: key, reason: reason, in: &state)

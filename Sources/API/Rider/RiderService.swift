@@ -104,8 +104,7 @@ package final class RiderService: Sendable {
     }
 
     /// True when memory alone shows that `reader` may read the trip's journey (the fast path's check).
-    func isAuthorizedFromMemory(_ reader: JourneyReader, provider: String, tripId: String) -> Bool {
-        let key = Self.tripKey(provider, tripId)
+    func isAuthorizedFromMemory(_ reader: JourneyReader, provider: String, tripId: String, key: String) -> Bool {
         switch reader {
         case .shareLink(let claims):
             guard claims.provider == provider, claims.tripId == tripId,
@@ -168,9 +167,8 @@ package final class RiderService: Sendable {
 
     /// The fast path's journey GET: an answer from memory when everything it needs is there, else nil.
     func journeyFromMemory(provider: String, tripId: String, reader: JourneyReader, ifNoneMatch: String?, waitSeconds: Int) -> JourneyAnswer? {
-        guard isAuthorizedFromMemory(reader, provider: provider, tripId: tripId),
-              case .found(let current) = hub.memorySnapshot(Self.tripKey(provider, tripId))
-        else { return nil }
+        let key = Self.tripKey(provider, tripId)
+        guard isAuthorizedFromMemory(reader, provider: provider, tripId: tripId, key: key), case .found(let current) = hub.memorySnapshot(key) else { return nil }
         guard let ifNoneMatch, Self.matches(ifNoneMatch, current.etag) else { return .view(current) }
         return waitSeconds > 0 ? nil : .notModified(current)
     }
@@ -201,7 +199,7 @@ package final class RiderService: Sendable {
     /// The fast path's stream: opened from memory when possible, else nil.
     func streamFromMemory(provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?) -> HTTPStream? {
         let key = Self.tripKey(provider, tripId)
-        guard isAuthorizedFromMemory(reader, provider: provider, tripId: tripId), case .found(let current) = hub.memorySnapshot(key) else { return nil }
+        guard isAuthorizedFromMemory(reader, provider: provider, tripId: tripId, key: key), case .found(let current) = hub.memorySnapshot(key) else { return nil }
         return subscribe(key, reader: reader, lastEventId: lastEventId, initial: current)
     }
 
