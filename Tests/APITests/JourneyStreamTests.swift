@@ -38,6 +38,20 @@ import TestSupport
         }
     }
 
+    @Test func anIdleStreamGetsAHeartbeatCommentEvery15Seconds() async throws {
+        try await TestServer.with { server in
+            try await server.startTrip()
+            let stream = try await server.openStream(Self.path, token: server.server, timeoutSeconds: 25)
+            defer { stream.close() }
+            _ = try #require(try await stream.nextEventAsync())
+            let opened = ContinuousClock.now
+            let heartbeat = try #require(try await stream.nextAsync())
+            let waited = ContinuousClock.now - opened
+            #expect(heartbeat.isComment, "the first block after the view on an idle stream is a heartbeat comment, got \(heartbeat)")
+            #expect(waited >= .seconds(13) && waited < .seconds(18), "heartbeat after \(waited)")
+        }
+    }
+
     @Test func lastEventIdResumesWithoutResendingAViewTheRiderHas() async throws {
         try await TestServer.with { server in
             try await server.startTrip()

@@ -142,6 +142,12 @@ import TestSupport
                         403, "PERMISSION_DENIED")
             expectError(try await server.json("POST", "/v1/providers/acme/trips/t-1:unshare", "{}", token: server.token(.consumer, trip: "t-2")),
                         403, "PERMISSION_DENIED")
+            let anonymous = try await server.request("POST", "/v1/providers/acme/trips/t-1:unshare", body: "{}")
+            expectError(anonymous.pair, 401, "UNAUTHENTICATED")
+            expectError(try await server.json("POST", "/v1/providers/acme/trips/t-1:unshare", #"{"token":7}"#), 400, "INVALID_ARGUMENT", containing: "token")
+            expectError(try await server.json("POST", "/v1/providers/acme/trips/t-1:unshare", #"{"links":[]}"#), 400, "INVALID_ARGUMENT", containing: "links")
+            // The trip's consumer may revoke its trip's links.
+            #expect(try await server.json("POST", "/v1/providers/acme/trips/t-2:unshare", "{}", token: server.token(.consumer, trip: "t-2")).1["revoked"] == 1)
         }
     }
 }

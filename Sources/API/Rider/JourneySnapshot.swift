@@ -1,9 +1,11 @@
 import JSON
+import Synchronization
 
 /// One version of a trip's journey view, encoded once: what GET, long-poll and SSE hand out.
 ///
 /// Made once per version (by the first reader, or by the hub when riders are subscribed) and
-/// shared: the response bytes, the ETag and the SSE frame are never rebuilt per request.
+/// shared: the response bytes, the ETag and the SSE frame are never rebuilt per request. The
+/// frame is made on first use (most views are only ever read by GET).
 final class JourneySnapshot: Sendable {
     /// `providers/{p}/trips/{t}`.
     let key: String
@@ -13,8 +15,7 @@ final class JourneySnapshot: Sendable {
     let body: [UInt8]
     /// `"<version>"`.
     let etag: String
-    /// `id: <version>\ndata: <view>\n\n`.
-    let frame: [UInt8]
+    private let framed = Mutex<[UInt8]?>(nil)
 
     init(key: String, version: Int64, tripStatus: String, body: [UInt8]) {
         self.key = key
@@ -22,11 +23,19 @@ final class JourneySnapshot: Sendable {
         self.tripStatus = tripStatus
         self.body = body
         self.etag = "\"\(version)\""
-        var frame = Array("id: \(version)\ndata: ".utf8)
-        frame.reserveCapacity(frame.count + body.count + 2)
-        frame += body
-        frame += [10, 10]
-        self.frame = frame
+    }
+
+    /// `id: <version>\ndata: <view>\n\n`, made once.
+    var frame: [UInt8] {
+        framed.withLock { framed in
+            if let framed { return framed }
+            var frame = Array("id: \(version)\ndata: ".utf8)
+            frame.reserveCapacity(frame.count + body.count + 2)
+            frame += body
+            frame += [10, 10]
+            framed = frame
+            return frame
+        }
     }
 
     /// The snapshot of a stored view document; nil when it has no version.
