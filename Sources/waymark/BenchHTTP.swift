@@ -64,7 +64,9 @@ struct BenchHTTP {
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror)
         for runner in runners { runner.start() }
         let durations = Mutex<[Double]?>(nil)
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody),
+        let diagnostics = logger
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody,
+                                                     diagnostics: { diagnostics.debug("libmicrohttpd: \($0)") }),
                                 handler: api.handler,
                                 observer: { exchange in durations.withLock { $0?.append(exchange.durationSeconds) } })
         try server.start()
