@@ -13,6 +13,8 @@ import Synchronization
 package final class WaymarkAPI: Sendable {
     package let trips: TripService
     package let vehicles: VehicleService
+    /// Journeys, riders' trips, share links and journey styles.
+    package let riders: RiderService
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -26,8 +28,11 @@ package final class WaymarkAPI: Sendable {
     ///   - log: where internal errors are reported (with the request id).
     ///   - consistencyTimeout: how long a write waits for the fleet projection to apply it (read-your-writes) before answering 503.
     ///   - mirror: the fleet runner's `DocumentMirror` (see `fleetMirror()`), to answer reads from memory while this node owns the projection.
-    package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
-                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, log: (@Sendable (String) -> Void)? = nil) {
+    ///   - journeyMirror: the journey runner's `DocumentMirror` (see `journeyMirror()`): journeys are served and pushed from it.
+    ///   - publicURL: the base of share-link URLs (`WAYMARK_PUBLIC_URL`); nil: `http://` and the request's Host.
+    package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
+                 journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
+                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil) {
         self.store = store
         self.runners = runners
         self.authenticator = authenticator
@@ -38,6 +43,12 @@ package final class WaymarkAPI: Sendable {
         readModel.mirror = mirror
         trips = TripService(repository: repository, readModel: readModel, clock: clock)
         vehicles = VehicleService(repository: repository, readModel: readModel, clock: clock)
+        var journeys = JourneyReadModel(pool: store.pool, runner: runners.first { $0.name == JourneyViewProjection.name }, mirror: journeyMirror)
+        journeys.consistencyTimeout = consistencyTimeout
+        let hub = JourneyHub(readModel: journeys, clock: clock)
+        hub.start()
+        riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
+                              clock: clock, publicURL: publicURL)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
     }
 
@@ -45,6 +56,20 @@ package final class WaymarkAPI: Sendable {
     package static func fleetMirror() -> DocumentMirror {
         DocumentMirror(collections: [FleetResourceProjection.tripsCollection, FleetResourceProjection.vehiclesCollection])
     }
+
+    /// A mirror for the journey projection's runner holding what the rider endpoints read
+    /// (views, share links, riders' trips, styles; not the projection's internal state).
+    package static func journeyMirror() -> DocumentMirror {
+        DocumentMirror(collections: JourneyReadModel.mirroredCollections)
+    }
+
+    /// Before the HTTP server stops: answers every long poll now (304) and stops the journey hub's ticker.
+    package func shutdown() async {
+        await riders.hub.stop()
+    }
+
+    /// Open journey streams (SSE) this node serves.
+    package var journeyStreams: Int { riders.hub.streamCount }
 
     /// The REST handler to serve.
     package var handler: RESTHandler { RESTHandler(api: self) }

@@ -106,7 +106,12 @@ func accessHandler(
         }
         context.countedInFlight = true
         core.inFlight.add(1, ordering: .relaxed)
-        if core.dispatch(context, on: connection) { return .YES }
+        let request = context.takeRequest()
+        // The fast path: an answer from memory is queued right here, with no Task and no suspension.
+        if let immediate = core.handler.respondImmediately(to: request) {
+            return core.queue(immediate, for: context, on: connection)
+        }
+        if core.dispatch(context, request: request, on: connection) { return .YES }
         return core.queueError(503, "the server is shutting down", for: context, on: connection, close: true)
     case .queue(let response):
         return core.queue(response, for: context, on: connection)

@@ -76,8 +76,7 @@ final class ServerCore: Sendable {
 
     /// Suspends the connection and runs the handler in a Task. Runs on the connection's MHD thread.
     /// False when shutdown no longer allows suspending; the caller answers 503 instead.
-    func dispatch(_ context: RequestContext, on connection: OpaquePointer) -> Bool {
-        let request = context.takeRequest()
+    func dispatch(_ context: RequestContext, request: HTTPRequest, on connection: OpaquePointer) -> Bool {
         let started = context.phase.withLock { phase -> Bool in
             guard case .receiving = phase else { return false }
             let admitted = registry.withLock { registry -> Bool in

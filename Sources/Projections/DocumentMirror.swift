@@ -9,18 +9,43 @@ import Synchronization
 /// checkpoint (read-your-writes) finds at least that state here. While this node's runner does
 /// not own the projection (another node does, or it is between owners) the mirror is invalid
 /// and readers must go to the table.
+///
+/// An observer (`observe`) hears of every reset, applied batch (only the kept collections' changes)
+/// and invalidation, right after the mirror itself changed and outside its lock: the journey
+/// endpoints' hub pushes new views to riders from there.
 package final class DocumentMirror: Sendable {
     private struct State {
         var valid = false
         var documents: [String: JSONValue] = [:]
     }
 
+    /// What an observer hears.
+    package enum Update: Sendable {
+        /// The runner (re)loaded the projection: every document may have changed.
+        case reset
+        /// A batch committed with these changes (kept collections only).
+        case applied([DocumentChange])
+        /// The runner lost ownership or failed: the mirror cannot answer until the next reset.
+        case invalidated
+    }
+
     private let state = Mutex(State())
+    private let observer = Mutex<(@Sendable (Update) -> Void)?>(nil)
     /// Only documents of these collections are kept (nil: all).
     private let collections: Set<String>?
 
     package init(collections: Set<String>? = nil) {
         self.collections = collections
+    }
+
+    /// Calls `observer` after every change of the mirror, on the runner's task (keep it short and
+    /// non-blocking). One observer; a second call replaces the first.
+    package func observe(_ observer: @escaping @Sendable (Update) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    private func notify(_ update: Update) {
+        observer.withLock { $0 }?(update)
     }
 
     private static func id(_ collection: String, _ key: String) -> String { collection + "\u{1}" + key }
@@ -45,20 +70,27 @@ package final class DocumentMirror: Sendable {
             $0.documents = copy
             $0.valid = true
         }
+        notify(.reset)
     }
 
     func apply(_ changes: [DocumentChange]) {
+        let kept = collections.map { kept in changes.filter { kept.contains($0.collection) } } ?? changes
         state.withLock { state in
-            for change in changes where collections?.contains(change.collection) ?? true {
+            for change in kept {
                 state.documents[Self.id(change.collection, change.key)] = change.document
             }
         }
+        if !kept.isEmpty { notify(.applied(kept)) }
     }
 
     func invalidate() {
-        state.withLock {
-            $0.valid = false
-            $0.documents = [:]
+        let wasValid = state.withLock { state -> Bool in
+            defer {
+                state.valid = false
+                state.documents = [:]
+            }
+            return state.valid
         }
+        if wasValid { notify(.invalidated) }
     }
 }

@@ -3,9 +3,9 @@ import JSON
 import Journey
 import ReadModels
 
-/// Turns stored events of `trip:` and `vehicle:` streams into domain envelopes.
+/// Turns stored events of `trip:`, `vehicle:`, `share:` and `style:` streams into domain envelopes.
 package enum EnvelopeDecoder {
-    /// nil for streams that are neither trips nor vehicles; a failure for a payload that does not decode.
+    /// nil for streams of other categories; a failure for a payload that does not decode.
     ///
     /// The payload is decoded straight from the `JSONValue` the store already parsed.
     package static func decode(_ event: RecordedEvent) -> Result<EventEnvelope, JourneyError>? {
@@ -16,6 +16,10 @@ package enum EnvelopeDecoder {
             do { decoded = .success(.trip(provider: provider, tripId: id, try Trip.Event.decode(type: event.type, json: event.data))) } catch { decoded = .failure(error) }
         case "vehicle":
             do { decoded = .success(.vehicle(provider: provider, vehicleId: id, try Vehicle.Event.decode(type: event.type, json: event.data))) } catch { decoded = .failure(error) }
+        case "share":
+            do { decoded = .success(.share(provider: provider, tripId: id, try ShareLink.Event.decode(type: event.type, json: event.data))) } catch { decoded = .failure(error) }
+        case "style":
+            do { decoded = .success(.style(provider: provider, try JourneyStyle.Event.decode(type: event.type, json: event.data))) } catch { decoded = .failure(error) }
         default:
             return nil
         }

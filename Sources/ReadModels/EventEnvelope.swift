@@ -5,7 +5,7 @@ import Journey
 /// Projections are pure functions of these: any time they need comes from `recordedAt` (server
 /// time of the append), never from a clock, so a rebuild reproduces the live model byte for byte.
 package struct EventEnvelope: Sendable {
-    /// `trip:{provider}/{tripId}` or `vehicle:{provider}/{vehicleId}`.
+    /// `trip:{provider}/{tripId}`, `vehicle:{provider}/{vehicleId}`, `share:{provider}/{tripId}` or `style:{provider}/journey`.
     package let streamId: String
     package let streamVersion: Int64
     package let globalPosition: Int64
@@ -22,8 +22,12 @@ package struct EventEnvelope: Sendable {
     }
 }
 
-/// The decoded event of a trip or vehicle stream.
+/// The decoded event of a trip, vehicle, share-link or journey-style stream.
 package enum DomainEvent: Sendable {
     case trip(provider: String, tripId: String, Trip.Event)
     case vehicle(provider: String, vehicleId: String, Vehicle.Event)
+    /// A trip's share links (`share:{provider}/{tripId}`).
+    case share(provider: String, tripId: String, ShareLink.Event)
+    /// A provider's journey style (`style:{provider}/journey`).
+    case style(provider: String, JourneyStyle.Event)
 }

@@ -85,6 +85,8 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
             applyTrip(provider: provider, tripId: tripId, event, at: envelope.recordedAt)
         case .vehicle(let provider, let vehicleId, let event):
             applyVehicle(provider: provider, vehicleId: vehicleId, event, at: envelope.recordedAt)
+        case .share, .style:
+            return  // rider access and styling: the journey projection's
         }
     }
 

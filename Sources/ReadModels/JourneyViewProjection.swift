@@ -21,12 +21,25 @@ import Journey
 /// `TripDeleted` deletes the trip's view and state documents; a trip created again under the same
 /// id starts a new view at version 1 (so a client's cached version alone cannot tell the two
 /// lifecycles apart; `updateTime` can). `VehicleDeleted` deletes the vehicle's state document.
+///
+/// Rider access lives here too, because it follows the same trips (see
+/// `JourneyViewProjection+Access.swift`): `shares` / `providers/{p}/trips/{t}` (the trip's live
+/// share links and when the trip ended), `riders` / `providers/{p}/consumers/{c}` (the trips whose
+/// `consumerId` attribute names rider `c`) and `styles` / `providers/{p}` (the provider's journey
+/// style). Each view carries `styleVersion`, its provider's style version (0: never set); a style
+/// change re-renders, and so re-versions, every view of the provider.
 package struct JourneyViewProjection: ReadModelProjection {
     package static let name = "journey"
     /// The collection of the riders' views.
     package static let viewsCollection = "views"
     /// The collection of the internal trip and vehicle state.
     package static let stateCollection = "state"
+    /// The collection of each trip's share links (`providers/{p}/trips/{t}`).
+    package static let sharesCollection = "shares"
+    /// The collection of each rider's trips (`providers/{p}/consumers/{c}`).
+    package static let ridersCollection = "riders"
+    /// The collection of each provider's journey style (`providers/{p}`).
+    package static let stylesCollection = "styles"
 
     /// The last view of a trip, split into what is compared and what is stamped.
     private struct View: Sendable {
@@ -47,7 +60,7 @@ package struct JourneyViewProjection: ReadModelProjection {
     }
 
     /// A document to write at the next drain.
-    private struct Address: Hashable, Sendable, Comparable {
+    struct Address: Hashable, Sendable, Comparable {
         var collection: String
         var key: String
 
@@ -56,15 +69,25 @@ package struct JourneyViewProjection: ReadModelProjection {
         }
     }
 
-    private var trips: [String: JourneyViewTrip] = [:]
+    var trips: [String: JourneyViewTrip] = [:]
     private var vehicles: [String: JourneyViewVehicle] = [:]
     private var views: [String: View] = [:]
     /// Vehicle key → keys of the trips it serves; derived from `trips`.
     private var served: [String: Set<String>] = [:]
     /// View documents changed since the last drain (rendered when they changed).
-    private var pending: [Address: JSONValue?] = [:]
+    var pending: [Address: JSONValue?] = [:]
     /// Keys of trip and vehicle states changed since the last drain; encoded once, at drain time.
     private var dirtyStates: Set<String> = []
+    /// Trip key → its live share links; restored from `shares` documents.
+    var shares: [String: JourneyViewShares] = [:]
+    /// Trip keys whose `shares` document changed since the last drain.
+    var dirtyShares: Set<String> = []
+    /// Rider key (`providers/{p}/consumers/{c}`) → ids of the rider's trips; derived from `trips`.
+    var riders: [String: Set<String>] = [:]
+    /// Rider keys whose `riders` document changed since the last drain.
+    var dirtyRiders: Set<String> = []
+    /// Provider → its journey style version; restored from `styles` documents.
+    var styleVersions: [String: Int64] = [:]
 
     package init() {}
 
@@ -75,6 +98,11 @@ package struct JourneyViewProjection: ReadModelProjection {
         served = [:]
         pending = [:]
         dirtyStates = []
+        shares = [:]
+        dirtyShares = []
+        riders = [:]
+        dirtyRiders = []
+        styleVersions = [:]
         for change in documents {
             guard let document = change.document else { continue }
             switch change.collection {
@@ -91,12 +119,19 @@ package struct JourneyViewProjection: ReadModelProjection {
                 } else if change.key.contains("/vehicles/"), let vehicle = Self.decode(JourneyViewVehicle.self, from: document) {
                     vehicles[change.key] = vehicle
                 }
+            case Self.sharesCollection:
+                if let restored = JourneyViewShares(document: document) { shares[change.key] = restored }
+            case Self.stylesCollection:
+                if let version = document["version"]?.int64Value, change.key.hasPrefix("providers/") {
+                    styleVersions[String(change.key.dropFirst("providers/".count))] = version
+                }
             default:
                 continue
             }
         }
         for (key, trip) in trips {
             if let vehicleKey = trip.servingVehicleKey { served[vehicleKey, default: []].insert(key) }
+            if let riderKey = trip.riderKey { riders[riderKey, default: []].insert(trip.trip.tripId) }
         }
     }
 
@@ -110,6 +145,8 @@ package struct JourneyViewProjection: ReadModelProjection {
             }
             var trip = trips[key] ?? JourneyViewTrip(provider: provider, tripId: tripId)
             let servedBefore = trip.servingVehicleKey
+            let riderBefore = trip.riderKey
+            let endedBefore = trip.endedAt
             trip.apply(event, recordedAt: envelope.recordedAt)
             store(trip, key: key)
             let servedAfter = trip.servingVehicleKey
@@ -117,6 +154,8 @@ package struct JourneyViewProjection: ReadModelProjection {
                 if let servedBefore { served[servedBefore]?.remove(key) }
                 if let servedAfter { served[servedAfter, default: []].insert(key) }
             }
+            noteRider(of: tripId, from: riderBefore, to: trip.riderKey)
+            if endedBefore != trip.endedAt, shares[key] != nil { dirtyShares.insert(key) }
             refreshView(key, at: envelope.recordedAt)
         case .vehicle(let provider, let vehicleId, let event):
             let key = JourneyViewVehicle.key(provider: provider, vehicleId: vehicleId)
@@ -137,6 +176,10 @@ package struct JourneyViewProjection: ReadModelProjection {
                 store(trip, key: tripKey)
                 refreshView(tripKey, at: envelope.recordedAt)
             }
+        case .share(let provider, let tripId, let event):
+            applyShare(provider: provider, tripId: tripId, event)
+        case .style(let provider, let event):
+            applyStyle(provider: provider, event, at: envelope.recordedAt)
         }
     }
 
@@ -146,6 +189,7 @@ package struct JourneyViewProjection: ReadModelProjection {
             pending[Address(collection: Self.stateCollection, key: key)] = state
         }
         dirtyStates = []
+        drainAccess()
         let changes = pending.keys.sorted().map { address in
             DocumentChange(collection: address.collection, key: address.key, document: pending[address] ?? nil)
         }
@@ -164,6 +208,8 @@ package struct JourneyViewProjection: ReadModelProjection {
             served[vehicleKey]?.remove(key)
             if served[vehicleKey]?.isEmpty == true { served[vehicleKey] = nil }
         }
+        if let trip = trips[key] { noteRider(of: trip.trip.tripId, from: trip.riderKey, to: nil) }
+        if shares.removeValue(forKey: key) != nil { dirtyShares.insert(key) }
         if trips.removeValue(forKey: key) != nil { dirtyStates.insert(key) }
         if views.removeValue(forKey: key) != nil {
             let deleted: JSONValue? = .none
@@ -179,11 +225,12 @@ package struct JourneyViewProjection: ReadModelProjection {
     }
 
     /// Re-renders a trip's view; a changed view gets the next version, stamped `at`.
-    private mutating func refreshView(_ key: String, at time: Timestamp) {
+    mutating func refreshView(_ key: String, at time: Timestamp) {
         guard let trip = trips[key], trip.trip.exists else { return }
         let vehicle = trip.servingVehicleKey.flatMap { vehicles[$0] }
         let previous = views[key]
-        let content = JourneyViewRenderer.content(trip: trip, vehicle: vehicle, previous: previous?.content)
+        let content = JourneyViewRenderer.content(trip: trip, vehicle: vehicle, previous: previous?.content,
+                                                  styleVersion: styleVersions[trip.provider] ?? 0)
         guard previous?.content != content else { return }
         let view = View(version: (previous?.version ?? 0) + 1, updateTime: time, content: content)
         views[key] = view

@@ -17,8 +17,8 @@ enum JourneyViewRenderer {
     static let staleAfterSeconds = 60.0
 
     /// The view's content: `name`, `tripStatus`, `markers`, `polylines`, `nextStop`,
-    /// `dropoffEta`, `remainingDistanceToDropoffMeters`.
-    static func content(trip state: JourneyViewTrip, vehicle: JourneyViewVehicle?, previous: JSONObject?) -> JSONObject {
+    /// `dropoffEta`, `remainingDistanceToDropoffMeters`, `styleVersion`.
+    static func content(trip state: JourneyViewTrip, vehicle: JourneyViewVehicle?, previous: JSONObject?, styleVersion: Int64 = 0) -> JSONObject {
         let trip = state.trip
         let serving = state.servingVehicleKey != nil ? vehicle : nil
         let itinerary = JourneyViewItinerary(trip: trip, vehicle: serving)
@@ -50,6 +50,7 @@ enum JourneyViewRenderer {
             ("nextStop", next.map { nextStop($0.stop, itinerary: itinerary) } ?? .null),
             ("dropoffEta", time(dropoff?.eta)),
             ("remainingDistanceToDropoffMeters", meters(dropoff?.remainingMeters)),
+            ("styleVersion", .number(JSONNumber(styleVersion))),
         ])
     }
 

@@ -14,6 +14,8 @@ struct JourneyViewTrip: Codable, Hashable, Sendable {
     var trip: Trip.State
     /// The newest event time seen for this trip (trip events and fanned-out vehicle events).
     var newestEventAt: Timestamp?
+    /// When the trip became COMPLETE or CANCELED (the event's `recordedAt`); nil while it is not.
+    var endedAt: Timestamp?
 
     /// An empty trip awaiting its `TripCreated`.
     init(provider: String, tripId: String) {
@@ -38,8 +40,25 @@ struct JourneyViewTrip: Codable, Hashable, Sendable {
 
     /// Folds one trip event in and advances the trip's clock.
     mutating func apply(_ event: Trip.Event, recordedAt: Timestamp) {
+        let wasTerminal = trip.status.isTerminal
         trip = Trip.evolve(trip, with: event)
         observe(recordedAt)
+        if trip.status.isTerminal, !wasTerminal { endedAt = recordedAt }
+        if !trip.status.isTerminal { endedAt = nil }
+    }
+
+    /// The rider the trip names through its `consumerId` attribute, as `providers/{p}/consumers/{c}`.
+    var riderKey: String? {
+        guard let consumerId = JourneyViewTrip.consumerId(of: trip.attributes) else { return nil }
+        return JourneyViewShares.riderKey(provider: provider, consumerId: consumerId)
+    }
+
+    /// The string value of the `consumerId` attribute, when there is a non-empty one.
+    static func consumerId(of attributes: [Attribute]) -> String? {
+        for attribute in attributes where attribute.key == "consumerId" {
+            if case .string(let value) = attribute.value, !value.isEmpty { return value }
+        }
+        return nil
     }
 
     /// Advances the trip's clock to `time` if it is newer (events may carry older times).

@@ -74,6 +74,8 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
             update(key, record)
         case .vehicle(let provider, let vehicleId, let event):
             applyVehicle(provider: provider, vehicleId: vehicleId, event, at: at)
+        case .share, .style:
+            return  // not part of a route audit
         }
     }
 

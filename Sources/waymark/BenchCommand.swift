@@ -47,7 +47,9 @@ enum BenchCommand {
                     let seconds = try flags.int("seconds", default: 10)
                     let connections = try flags.int("connections", default: 64)
                     let vehicles = try flags.int("vehicles", default: 200)
-                    let results = try await BenchHTTP(url: url, seconds: seconds, connections: connections, vehicles: vehicles, logger: logger).run()
+                    var bench = BenchHTTP(url: url, seconds: seconds, connections: connections, vehicles: vehicles, logger: logger)
+                    bench.propagationRate = try flags.int("report-rate", default: bench.propagationRate)
+                    let results = try await bench.run()
                     outcome = .success(BenchHTTP.render(results, format: format, seconds: seconds, connections: connections, vehicles: vehicles))
                 } else {
                     let table = rebuild ? try await BenchRebuild(events: events, url: url, logger: logger).run()

@@ -10,19 +10,23 @@ import ReadModels
 import Schema
 import Synchronization
 
-/// `waymark bench http`: GetTrip and UpdateVehicle (one location) under `wrk` at 64 connections.
+/// `waymark bench http`: GetTrip, GetJourney and UpdateVehicle (one location) under `wrk` at 64
+/// connections, each read beside nginx serving the same bytes; then journey propagation.
 ///
 /// Runs the real server stack in this process (event store, projection runners, REST API, HTTP
-/// server on a free loopback port) against a scratch database, seeds vehicles and one assigned
-/// trip, then drives each operation with `wrk` (it must be on PATH; `make bench` installs it).
+/// server on a free loopback port) against a scratch database, seeds vehicles and assigned
+/// trips, then drives each operation with `wrk` (it must be on PATH; `make bench` installs it).
 /// Reports wrk's request rate and latency percentiles and the server's own p50/p99, taken from
-/// every response the server completed during the measured window.
+/// every response the server completed during the measured window. Last, `BenchJourney` measures
+/// how long a location report takes to reach riders' SSE streams under a paced report load.
 struct BenchHTTP {
     static let databaseName = "waymark_bench_http"
     let url: String
     let seconds: Int
     let connections: Int
     let vehicles: Int
+    /// Location reports per second the propagation case aims for.
+    var propagationRate = 5_000
     let logger: Logger
 
     struct Result {
@@ -38,6 +42,10 @@ struct BenchHTTP {
         var errors: Int
         /// Responses the Waymark server completed in the window (0 for the nginx reference).
         var served: Int
+        /// The propagation measurement (a row of its own table), when this result is one.
+        var propagation: BenchJourney.Propagation? = nil
+        /// True for an nginx reference row.
+        var isReference = false
     }
 
     func run() async throws -> [Result] {
@@ -47,14 +55,18 @@ struct BenchHTTP {
         await pool.shutdown()
         let store = EventStore(.init(conninfo: url))
         let mirror = WaymarkAPI.fleetMirror()
+        let journeyMirror = WaymarkAPI.journeyMirror()
+        let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
         let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil), projector: entry.make)
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: mirrors[entry.name]), projector: entry.make)
         }
-        for runner in runners { runner.start() }
         let secret = Array("bench-secret".utf8)
-        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)
+        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror)
+        for runner in runners { runner.start() }
         let durations = Mutex<[Double]?>(nil)
-        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody),
+        let diagnostics = logger
+        let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody,
+                                                     diagnostics: { diagnostics.debug("libmicrohttpd: \($0)") }),
                                 handler: api.handler,
                                 observer: { exchange in durations.withLock { $0?.append(exchange.durationSeconds) } })
         try server.start()
@@ -63,26 +75,39 @@ struct BenchHTTP {
             let base = "http://127.0.0.1:\(server.port)"
             let token = Authenticator.mint(secret: secret, role: .server, provider: "bench", issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
             try await seed(api)
-            logger.info("seeded \(vehicles) vehicles and trip t-0 on vehicle v-0; measuring \(seconds) s per case with \(connections) connections")
+            let journeys = BenchJourney(port: server.port, token: token, vehicles: vehicles, seconds: seconds, connections: connections,
+                                        targetRate: propagationRate, logger: logger)
+            try await journeys.seed(api)
+            try await Task.sleep(for: .seconds(1))  // the journey projection catches up with the seed
+            logger.info("seeded \(vehicles) vehicles and trips t-0... on v-0...; measuring \(seconds) s per case with \(connections) connections")
             let script = NSTemporaryDirectory() + "waymark-bench-\(UUID().uuidString).lua"
             try Self.updateScript(token: token, vehicles: vehicles).write(toFile: script, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(atPath: script) }
-            var cases: [(String, [String])] = [
-                ("GetTrip (SDK view)", ["-H", "Authorization: Bearer \(token)", base + "/v1/providers/bench/trips/t-0"]),
-                ("UpdateVehicle (lastLocation)", ["-s", script, base]),
+            let tripPath = "/v1/providers/bench/trips/t-0", journeyPath = "/v1/providers/bench/trips/t-0/journey"
+            // (name, wrk arguments, index of the nginx reference row it is compared with)
+            var cases: [(String, [String], Int?)] = [
+                ("GetTrip (SDK view)", ["-H", "Authorization: Bearer \(token)", base + tripPath], nil),
+                ("GetJourney", ["-H", "Authorization: Bearer \(token)", base + journeyPath], nil),
+                ("UpdateVehicle (lastLocation)", ["-s", script, base], nil),
             ]
-            // The reference: nginx serving the bytes of the same GetTrip response as a static file.
+            // The references: nginx serving the bytes of the same GetTrip and GetJourney responses as static files.
             var nginx: Nginx?
             if let binary = Self.which("nginx") ?? ["/usr/sbin/nginx"].first(where: FileManager.default.isExecutableFile(atPath:)) {
-                let body = try await Self.fetch(base + "/v1/providers/bench/trips/t-0", token: token)
-                let started = try Nginx.start(binary: binary, body: body)
+                let files = ["trip.json": try await Self.fetch(base + tripPath, token: token), "journey.json": try await Self.fetch(base + journeyPath, token: token)]
+                let started = try Nginx.start(binary: binary, files: files)
                 nginx = started
-                cases.insert(("nginx: the same GetTrip bytes (static file)", ["-H", "Authorization: Bearer \(token)", started.url]), at: 0)
+                cases = [
+                    ("nginx: the same GetTrip bytes (static file)", ["-H", "Authorization: Bearer \(token)", started.url("trip.json")], nil),
+                    ("GetTrip (SDK view)", cases[0].1, 0),
+                    ("nginx: the same GetJourney bytes (static file)", ["-H", "Authorization: Bearer \(token)", started.url("journey.json")], nil),
+                    ("GetJourney", cases[1].1, 2),
+                    cases[2],
+                ]
             } else {
-                logger.warning("nginx is not on PATH: no reference row (make bench installs nginx-light)")
+                logger.warning("nginx is not on PATH: no reference rows (make bench installs nginx-light)")
             }
             defer { nginx?.stop() }
-            for (name, arguments) in cases {
+            for (name, arguments, reference) in cases {
                 _ = try await Self.offThread { try Subprocess.run(wrk, ["-t1", "-c\(connections)", "-d2s"] + arguments) }  // warm-up
                 durations.withLock { $0 = [] }
                 let outcome = try await Self.offThread { [seconds, connections] in
@@ -91,16 +116,23 @@ struct BenchHTTP {
                 let served = durations.withLock { list -> [Double] in defer { list = nil }; return list ?? [] }.sorted()
                 guard outcome.status == 0 else { throw UsageError("wrk failed: \(outcome.output)") }
                 var result = Self.parse(name: name, wrk: outcome.stdout, served: served)
-                if nginx != nil, let reference = results.first { result.ratio = reference.rate > 0 ? result.rate / reference.rate : nil }
+                result.isReference = name.hasPrefix("nginx")
+                if let reference, results[reference].rate > 0 { result.ratio = result.rate / results[reference].rate }
                 results.append(result)
                 logger.info("\(name): \(outcome.stdout.split(separator: "\n").first { $0.contains("Requests/sec") } ?? "")")
             }
+            let propagation = try await journeys.propagation(wrk: wrk)
+            results.append(Result(name: "propagation", ratio: nil, requests: propagation.probeReports, rate: propagation.achievedRate, wrkP50: "-", wrkP99: "-",
+                                  serverP50: propagation.p50, serverP99: propagation.p99, errors: propagation.loadErrors, served: propagation.matched,
+                                  propagation: propagation))
         } catch {
+            await api.shutdown()
             await server.shutdown(grace: .seconds(2))
             for runner in runners { await runner.stop() }
             await store.shutdown()
             throw error
         }
+        await api.shutdown()
         await server.shutdown(grace: .seconds(2))
         for runner in runners { await runner.stop() }
         await store.shutdown()
@@ -177,17 +209,28 @@ struct BenchHTTP {
 
     static func render(_ results: [Result], format: BenchTable.Format, seconds: Int, connections: Int, vehicles: Int) -> String {
         let header = ["case", "requests", "requests/s", "ratio to nginx", "wrk p50", "wrk p99", "server p50", "server p99", "non-2xx"]
-        let hasReference = results.first?.name.hasPrefix("nginx") == true
-        let rows = results.enumerated().map { index, r in
+        let rows = results.filter { $0.propagation == nil }.map { r in
             [r.name, BenchTable.grouped(r.requests), BenchTable.grouped(Int(r.rate.rounded())),
-             hasReference && index == 0 ? "1 (reference)" : r.ratio.map { String(format: "%.3f", $0) } ?? "-", r.wrkP50, r.wrkP99,
+             r.isReference ? "1 (reference)" : r.ratio.map { String(format: "%.3f", $0) } ?? "-", r.wrkP50, r.wrkP99,
              r.served == 0 ? "-" : String(format: "%.2fms", r.serverP50 * 1000), r.served == 0 ? "-" : String(format: "%.2fms", r.serverP99 * 1000),
              String(r.errors)]
         }
-        let note = "wrk -t1 -c\(connections) -d\(seconds)s --latency against the in-process server (2 MHD threads) on 127.0.0.1, and against nginx (1 worker, keep-alive, access log off) serving the GetTrip response as a file; "
+        let note = "wrk -t1 -c\(connections) -d\(seconds)s --latency against the in-process server (2 MHD threads) on 127.0.0.1, and against nginx (1 worker, keep-alive, access log off) serving the GetTrip and GetJourney responses as files; "
+            + "each ratio is to the nginx row serving the same bytes; "
             + "UpdateVehicle spreads over \(vehicles) vehicles, each request a new location, acknowledged after commit and after the fleet read model applied it; "
             + "server percentiles are over every response completed in the measured window"
-        return BenchTable.render(header: header, cells: rows, notes: [note], format: format)
+        var text = BenchTable.render(header: header, cells: rows, notes: [note], format: format)
+        for p in results.compactMap(\.propagation) {
+            let cells = [[String(p.targetRate), BenchTable.grouped(Int(p.achievedRate.rounded())), "\(p.matched) of \(p.probeReports)",
+                          String(format: "%.1fms", p.p50 * 1000), String(format: "%.1fms", p.p99 * 1000), String(format: "%.1fms", p.max * 1000),
+                          String(p.beforeAck), String(p.loadErrors)]]
+            let note = "propagation: time from a location report's acknowledgement (UpdateVehicle answered) to the SSE event with that position reaching a subscribed rider; "
+                + "\(BenchJourney.probeTrips) riders each stream one trip; a probe reports one of their vehicles every 20 ms while wrk (\(connections) connections, paced) reports locations of the other vehicles, "
+                + "most of them serving trips; events that arrived before the acknowledgement count as 0 ms; target p99 < 100 ms"
+            text += "\n" + BenchTable.render(header: ["target reports/s", "achieved reports/s", "probe reports seen", "p50", "p99", "max", "before ack", "load non-2xx"],
+                                              cells: cells, notes: [note], format: format)
+        }
+        return text
     }
 }
 
@@ -197,14 +240,21 @@ struct Nginx {
     let process: Subprocess.Running
     let url: String
 
-    static func start(binary: String, body: [UInt8]) throws -> Nginx {
+    /// The URL of one of the served files.
+    func url(_ file: String) -> String {
+        String(url.dropLast("trip.json".count)) + file
+    }
+
+    static func start(binary: String, files: [String: [UInt8]]) throws -> Nginx {
         let directory = NSTemporaryDirectory() + "waymark-nginx-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory + "/html", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
-        try Data(body).write(to: URL(fileURLWithPath: directory + "/html/trip.json"))
-        // Let the unprivileged worker read it when we run as root.
+        for (name, body) in files {
+            try Data(body).write(to: URL(fileURLWithPath: directory + "/html/" + name))
+            chmod(directory + "/html/" + name, 0o644)
+        }
+        // Let the unprivileged worker read them when we run as root.
         for path in [directory, directory + "/html", directory + "/tmp"] { chmod(path, 0o755) }
-        chmod(directory + "/html/trip.json", 0o644)
         let port = try freePort()
         let config = """
             worker_processes 1;

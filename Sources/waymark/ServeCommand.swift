@@ -38,15 +38,17 @@ enum ServeCommand {
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
 
             let mirror = WaymarkAPI.fleetMirror()
+            let journeyMirror = WaymarkAPI.journeyMirror()
+            let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
             let runners = ProjectionCatalog.all.map { entry in
                 ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup,
-                                 options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil), projector: entry.make)
+                                 options: .init(mirror: mirrors[entry.name]), projector: entry.make)
             }
-            for runner in runners { runner.start() }
-
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
-            let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror,
-                                 consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), log: { logger.error($0) })
+            // Built before the runners start, so the journey hub observes the mirror from its first load.
+            let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror, journeyMirror: journeyMirror,
+                                 consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) })
+            for runner in runners { runner.start() }
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
@@ -61,6 +63,7 @@ enum ServeCommand {
             do {
                 try server.start()
             } catch {
+                await api.shutdown()
                 for runner in runners { await runner.stop() }
                 await store.shutdown()
                 throw error
@@ -88,6 +91,7 @@ enum ServeCommand {
             }
             let signal = await termination.wait()
             logger.info("received signal \(signal), shutting down")
+            await api.shutdown()  // long polls answer 304 now; streams get their shutdown event from the server
             await server.shutdown(grace: .seconds(10))
             reporter.cancel()
             for runner in runners { await runner.stop() }

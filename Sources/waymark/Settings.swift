@@ -84,6 +84,8 @@ struct HTTPSettings {
     var maxBodyBytes: Int
     var publicKeys: [RSAPublicKey]
     var consistencyTimeoutSeconds: Int
+    /// The base of share-link URLs; nil: `http://` and the request's Host header.
+    var publicURL: String?
 
     static func load(_ environment: [String: String], flags: Flags) throws -> HTTPSettings {
         let host = flags.value("host") ?? environment["WAYMARK_HTTP_HOST"] ?? "127.0.0.1"
@@ -114,6 +116,14 @@ struct HTTPSettings {
         guard let consistency = Int(consistencyText), (1...600).contains(consistency) else {
             throw UsageError("WAYMARK_CONSISTENCY_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, got \(consistencyText.debugDescription)")
         }
-        return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys, consistencyTimeoutSeconds: consistency)
+        var publicURL = environment["WAYMARK_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if let url = publicURL {
+            guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
+                throw UsageError("WAYMARK_PUBLIC_URL must be an absolute http or https URL such as https://rides.example.com, got \(url.debugDescription)")
+            }
+            while publicURL?.hasSuffix("/") == true { publicURL?.removeLast() }
+        }
+        return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys, consistencyTimeoutSeconds: consistency,
+                            publicURL: publicURL)
     }
 }

@@ -150,7 +150,7 @@ struct JourneyViewWorld {
         view(tripId)?.compactString ?? ""
     }
 
-    private mutating func record(_ event: DomainEvent, stream: String, at: Timestamp) {
+    mutating func record(_ event: DomainEvent, stream: String, at: Timestamp) {
         let version = (streamVersions[stream] ?? 0) + 1
         streamVersions[stream] = version
         let envelope = EventEnvelope(streamId: stream, streamVersion: version, globalPosition: Int64(log.count + 1), recordedAt: at, event: event)

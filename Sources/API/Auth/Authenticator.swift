@@ -34,6 +34,11 @@ package struct Authenticator: Sendable {
 
     /// The principal of an `Authorization` header value.
     package func authenticate(authorization header: String?) throws(APIError) -> Principal {
+        try verify(token: Self.bearerToken(header))
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header value; UNAUTHENTICATED when absent or malformed.
+    package static func bearerToken(_ header: String?) throws(APIError) -> String {
         guard let header, !header.isEmpty else {
             throw .unauthenticated("a bearer token is required (Authorization: Bearer <jwt>)")
         }
@@ -47,16 +52,29 @@ package struct Authenticator: Sendable {
         var end = bytes.count
         while start < end, bytes[start] == UInt8(ascii: " ") { start += 1 }
         while end > start, bytes[end - 1] == UInt8(ascii: " ") { end -= 1 }
-        return try verify(token: String(decoding: bytes[start..<end], as: UTF8.self))
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     /// The principal of a compact JWT.
     package func verify(token: String) throws(APIError) -> Principal {
+        try verifyWithExpiry(token: token).principal
+    }
+
+    /// The principal of a compact JWT and its `exp` (unix seconds), for callers that outlive a
+    /// request (event streams end when their token expires).
+    package func verifyWithExpiry(token: String) throws(APIError) -> (principal: Principal, expires: Int64) {
         let now = clock()
-        if let known = verified.lookup(token), known.expires > now - leeway { return known.principal }
+        if let known = verified.lookup(token), known.expires > now - leeway { return known }
         let (principal, expires) = try check(token: token)
         verified.store(token, principal: principal, expires: expires)
-        return principal
+        return (principal, expires)
+    }
+
+    /// The principal of a token verified before and not expired, from memory only (no signature
+    /// check, no parsing): for the fast path, which must not spend time on a token it has not seen.
+    package func cachedPrincipal(token: String) -> (principal: Principal, expires: Int64)? {
+        guard let known = verified.lookup(token), known.expires > clock() - leeway else { return nil }
+        return known
     }
 
     private func check(token: String) throws(APIError) -> (Principal, Int64) {

@@ -52,6 +52,8 @@ extension TripService {
         case actualLocation(Trip.ActualStop, intermediateDestinationIndex: Int?, StopLocation)
         case attributes([Attribute])
         case vehicleWaypoints([TripWaypoint])
+        /// `consumerId` (Waymark's extension): the `consumerId` attribute, removed when nil.
+        case consumerId(String?)
     }
 
     /// UpdateTrip.

@@ -73,6 +73,9 @@ package final class TripService: Sendable {
         if context.caller.role == .driver, request.changes.contains(where: { if case .vehicleId = $0 { true } else { false } }) {
             throw .permissionDenied("a driver token may not change a trip's vehicleId")
         }
+        if context.caller.role == .driver, request.changes.contains(where: { if case .consumerId = $0 { true } else { false } }) {
+            throw .permissionDenied("a driver token may not change a trip's consumerId")
+        }
         var waypoints: [TripWaypoint]?
         var assigning: String?
         for change in request.changes {
@@ -238,7 +241,17 @@ package final class TripService: Sendable {
 
     /// The commands for UpdateTrip's masked fields, in the order that makes combined updates work:
     /// stops and attributes first, then the assignment, then the status.
-    static func commands(for changes: [Change], state: Trip.State, vehicles: VehicleLookup, at now: Timestamp) throws(APIError) -> [Trip.Command] {
+    static func commands(for requested: [Change], state: Trip.State, vehicles: VehicleLookup, at now: Timestamp) throws(APIError) -> [Trip.Command] {
+        // `consumerId` is the attribute of that name: merged into the masked attributes, or into the current ones.
+        var changes = requested
+        if let index = changes.firstIndex(where: { if case .consumerId = $0 { true } else { false } }), case .consumerId(let consumerId) = changes[index] {
+            changes.remove(at: index)
+            if let at = changes.firstIndex(where: { if case .attributes = $0 { true } else { false } }), case .attributes(let list) = changes[at] {
+                changes[at] = .attributes(TripJSON.withConsumer(consumerId, in: list))
+            } else {
+                changes.append(.attributes(TripJSON.withConsumer(consumerId, in: state.attributes)))
+            }
+        }
         var early: [Trip.Command] = []
         var assignment: [Trip.Command] = []
         var status: [Trip.Command] = []
@@ -270,6 +283,8 @@ package final class TripService: Sendable {
                 }
             case .vehicleWaypoints:
                 continue  // applied to the vehicle after the sync
+            case .consumerId:
+                continue  // merged into the attributes above
             }
         }
         return early + assignment + status

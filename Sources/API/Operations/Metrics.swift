@@ -14,10 +14,23 @@ package final class Metrics: Sendable {
         var counts = [UInt64](repeating: 0, count: Metrics.buckets.count)
         var sum = 0.0
         var count: UInt64 = 0
+
+        mutating func record(_ seconds: Double) {
+            for (i, bound) in Metrics.buckets.enumerated() where seconds <= bound { counts[i] += 1 }
+            sum += seconds
+            count += 1
+        }
+    }
+
+    /// One request counter's labels (a struct, so recording builds no string).
+    private struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
     }
 
     private struct State {
-        var requests: [String: UInt64] = [:]   // "route\u{1}method\u{1}status"
+        var requests: [RequestKey: UInt64] = [:]
         var latency: [String: Histogram] = [:] // route
         var counters: [String: UInt64] = [:]   // name
     }
@@ -29,12 +42,9 @@ package final class Metrics: Sendable {
     /// Records one answered request.
     package func observe(route: String, method: String, status: Int, seconds: Double) {
         state.withLock { state in
-            state.requests["\(route)\u{1}\(method)\u{1}\(status)", default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram()
-            for (i, bound) in Metrics.buckets.enumerated() where seconds <= bound { histogram.counts[i] += 1 }
-            histogram.sum += seconds
-            histogram.count += 1
-            state.latency[route] = histogram
+            state.requests[RequestKey(route: route, method: method, status: status), default: 0] += 1
+            // In place: no copy of the bucket array per request.
+            state.latency[route, default: Histogram()].record(seconds)
         }
     }
 
@@ -49,9 +59,8 @@ package final class Metrics: Sendable {
         var lines: [String] = []
         lines.append("# HELP waymark_http_requests_total HTTP requests answered, by operation, method and status.")
         lines.append("# TYPE waymark_http_requests_total counter")
-        for key in snapshot.requests.keys.sorted() {
-            let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false)
-            lines.append("waymark_http_requests_total{route=\"\(parts[0])\",method=\"\(parts[1])\",status=\"\(parts[2])\"} \(snapshot.requests[key]!)")
+        for key in snapshot.requests.keys.sorted(by: { ($0.route, $0.method, String($0.status)) < ($1.route, $1.method, String($1.status)) }) {
+            lines.append("waymark_http_requests_total{route=\"\(key.route)\",method=\"\(key.method)\",status=\"\(key.status)\"} \(snapshot.requests[key]!)")
         }
         lines.append("# HELP waymark_http_request_duration_seconds Time from request to response, by operation.")
         lines.append("# TYPE waymark_http_request_duration_seconds histogram")

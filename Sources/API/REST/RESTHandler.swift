@@ -18,9 +18,14 @@ package final class RESTHandler: HTTPHandler {
         var label = "unknown"
         let response: HTTPResponse
         do throws(APIError) {
-            let route = try Route.match(method: request.method, path: request.path)
-            label = route.label
-            response = try await handle(route, request)
+            if let rider = try RiderRoute.match(method: request.method, path: request.path) {
+                label = rider.label
+                response = try await handleRider(rider, request)
+            } else {
+                let route = try Route.match(method: request.method, path: request.path)
+                label = route.label
+                response = try await handle(route, request)
+            }
         } catch {
             response = Self.errorResponse(error, requestId: request.requestId, log: api.log)
         }
@@ -54,7 +59,12 @@ package final class RESTHandler: HTTPHandler {
             break
         }
 
-        let caller = try api.authenticator.authenticate(authorization: request.header("authorization"))
+        let bearer = try Authenticator.bearerToken(request.header("authorization"))
+        if ShareLinkToken.looksLikeLink(bearer) {
+            _ = try api.riders.reader(token: bearer)  // a forged or expired link is 401, a genuine one 403
+            throw .permissionDenied("a share-link token may only read its trip's journey")
+        }
+        let caller = try api.authenticator.verify(token: bearer)
         let context = CommandContext(caller: caller, requestId: request.requestId)
         let body: JSONValue = route.hasBody ? try Self.body(request) : .null
         let trips = api.trips

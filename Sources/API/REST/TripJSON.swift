@@ -14,8 +14,13 @@ enum TripJSON {
         "numberOfPassengers", "lastLocation", "lastLocationSnappable", "view", "attributes",
     ]
 
+    /// Waymark's extension fields of the Trip body (input only; never in a response, so official
+    /// clients' strict parsers keep working): `consumerId` names the trip's rider and is stored as the
+    /// trip attribute `consumerId` (string value), which is what responses show.
+    static let extensions: [String] = ["consumerId"]
+
     /// Fields UpdateTrip may change (mask paths, lowerCamel).
-    static let updatable: Set<String> = [
+    static let updatable: Set<String> = ["consumerId", 
         "vehicleId", "tripStatus", "intermediateDestinationIndex", "intermediateDestinationsVersion", "intermediateDestinations",
         "pickupPoint", "dropoffPoint", "actualPickupPoint", "actualPickupArrivalPoint", "actualIntermediateDestinationArrivalPoints",
         "actualIntermediateDestinations", "actualDropoffPoint", "attributes", "vehicleWaypoints",
@@ -32,9 +37,15 @@ enum TripJSON {
             try FleetEngineValues.list(v, at: "trip.intermediateDestinations", FleetEngineValues.terminalLocation)
         } ?? []
         let passengers = try trip.take("numberOfPassengers").map { v throws(APIError) in try ProtoValue.int32(v, at: "trip.numberOfPassengers") } ?? 1
-        let attributes = try trip.take("attributes").map { v throws(APIError) in
+        var attributes = try trip.take("attributes").map { v throws(APIError) in
             try FleetEngineValues.list(v, at: "trip.attributes", FleetEngineValues.tripAttribute)
         } ?? []
+        if let consumerId = try trip.take("consumerId").map({ v throws(APIError) in try ProtoValue.string(v, at: "trip.consumerId") }), !consumerId.isEmpty {
+            if let named = attributes.first(where: { $0.key == "consumerId" }), named.value != .string(consumerId) {
+                throw .invalidArgument("trip.consumerId (\(consumerId.debugDescription)) and the trip attribute consumerId disagree")
+            }
+            attributes = withConsumer(consumerId, in: attributes)
+        }
         let vehicleId = try trip.take("vehicleId").map { v throws(APIError) in try ProtoValue.string(v, at: "trip.vehicleId") }
         let waypoints = try trip.take("vehicleWaypoints").map { v throws(APIError) in
             try FleetEngineValues.list(v, at: "trip.vehicleWaypoints", FleetEngineValues.tripWaypoint)
@@ -50,13 +61,13 @@ enum TripJSON {
     static func update(_ body: JSONValue, mask: [String], provider: String, tripId: String) throws(APIError) -> TripService.UpdateRequest {
         var trip = try ProtoObject(body, at: "trip")
         var values: [String: JSONValue] = [:]
-        for field in fields { if let value = try trip.take(field) { values[field] = value } }
+        for field in fields + extensions { if let value = try trip.take(field) { values[field] = value } }
         try trip.finish()
         try checkTypes(values)
         var paths: [String] = []
         for raw in mask {
             let path = ProtoObject.camelCase(raw)
-            guard fields.contains(path) else { throw .invalidArgument("updateMask names an unknown Trip field \(raw.debugDescription)") }
+            guard fields.contains(path) || extensions.contains(path) else { throw .invalidArgument("updateMask names an unknown Trip field \(raw.debugDescription)") }
             guard updatable.contains(path) else { throw .invalidArgument("updateMask names \(raw), which UpdateTrip cannot change (it is output-only or immutable)") }
             if !paths.contains(path) { paths.append(path) }
         }
@@ -110,6 +121,9 @@ enum TripJSON {
                 changes.append(.vehicleWaypoints(try value.map { v throws(APIError) in
                     try FleetEngineValues.list(v, at: path(field), FleetEngineValues.tripWaypoint)
                 } ?? []))
+            case "consumerId":
+                let id = try value.map { v throws(APIError) in try ProtoValue.string(v, at: path(field)) }
+                changes.append(.consumerId(id?.isEmpty == true ? nil : id))
             default:
                 throw .invalidArgument("updateMask names \(field), which UpdateTrip cannot change")
             }
@@ -139,7 +153,7 @@ enum TripJSON {
         for (field, value) in values {
             let path = "trip.\(field)"
             switch field {
-            case "name", "vehicleId", "currentRouteSegment":
+            case "name", "vehicleId", "currentRouteSegment", "consumerId":
                 _ = try ProtoValue.string(value, at: path)
             case "tripStatus":
                 _ = try ProtoValue.enumeration(value, .tripStatus, at: path, as: TripStatus.self)
@@ -168,5 +182,21 @@ enum TripJSON {
                 continue  // other output-only fields (paths, traffic, remaining waypoints): never applied
             }
         }
+    }
+
+    /// `attributes` with the `consumerId` attribute set to `consumerId` (removed when nil), in place
+    /// or appended.
+    static func withConsumer(_ consumerId: String?, in attributes: [Attribute]) -> [Attribute] {
+        var result = attributes
+        if let index = result.firstIndex(where: { $0.key == "consumerId" }) {
+            if let consumerId {
+                result[index].value = .string(consumerId)
+            } else {
+                result.remove(at: index)
+            }
+        } else if let consumerId {
+            result.append(Attribute(key: "consumerId", value: .string(consumerId)))
+        }
+        return result
     }
 }

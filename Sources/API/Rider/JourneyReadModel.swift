@@ -1,0 +1,85 @@
+import EventStore
+import Foundation
+import JSON
+import Postgres
+import Projections
+import ReadModels
+
+/// Reads the journey projection's documents (`rm_journey`): riders' views, share links, riders'
+/// trips and journey styles.
+///
+/// While this node's journey runner owns the projection, its `DocumentMirror` answers from
+/// memory (`memoryDocument`); otherwise the table is read. `waitUntilApplied` gives
+/// read-your-writes for share links and styles, as `FleetReadModel` does for trips.
+struct JourneyReadModel: Sendable {
+    let pool: ConnectionPool
+    let runner: ProjectionRunner?
+    let mirror: DocumentMirror?
+    var consistencyTimeout: Duration = .seconds(5)
+
+    static let table = "rm_journey"
+
+    /// The mirrored collections (everything the rider endpoints read).
+    static let mirroredCollections: Set<String> = [
+        JourneyViewProjection.viewsCollection, JourneyViewProjection.sharesCollection,
+        JourneyViewProjection.ridersCollection, JourneyViewProjection.stylesCollection,
+    ]
+
+    /// From memory: the document, `.some(nil)` when it does not exist, nil when memory cannot say.
+    func memoryDocument(_ collection: String, _ key: String) -> JSONValue?? {
+        mirror?.document(collection, key)
+    }
+
+    /// The document, from memory when possible, else from the table.
+    func document(_ collection: String, _ key: String) async throws(APIError) -> JSONValue? {
+        if let mirrored = memoryDocument(collection, key) { return mirrored }
+        return try await documents(collection, keys: [key])[key]
+    }
+
+    /// Documents of `collection` by key (missing keys are left out); one query when not in memory.
+    func documents(_ collection: String, keys: [String]) async throws(APIError) -> [String: JSONValue] {
+        guard !keys.isEmpty else { return [:] }
+        if let mirror, mirror.isValid {
+            var found: [String: JSONValue] = [:]
+            var complete = true
+            for key in keys {
+                switch mirror.document(collection, key) {
+                case .some(.some(let document)): found[key] = document
+                case .some(.none): continue
+                case .none: complete = false
+                }
+            }
+            if complete { return found }
+        }
+        do {
+            let result = try await pool.query(
+                "SELECT key, document::text FROM rm_journey WHERE collection = $1 AND key = ANY($2::text[])",
+                [collection, PostgresText.arrayLiteral(keys)])
+            var found: [String: JSONValue] = [:]
+            for row in result.rows { found[try row.string(0)] = try JSONValue.parse(try row.string(1)) }
+            return found
+        } catch {
+            throw APIError(.unavailable, "could not read the journey read model; retry", underlying: error)
+        }
+    }
+
+    /// Waits until the journey projection has applied `position`; false after `consistencyTimeout`.
+    func waitUntilApplied(_ position: FeedPosition) async -> Bool {
+        let timeout = consistencyTimeout
+        if let runner, runner.status.isOwner {
+            return await runner.waitUntilApplied(position, timeout: timeout)
+        }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let row = try? await pool.query(
+                "SELECT transaction_id::text, global_position FROM projection_checkpoints WHERE name = $1", [JourneyViewProjection.name]).first,
+               let txid = try? row.uint64(0), let stored = try? row.int64(1),
+               FeedPosition(transactionId: txid, globalPosition: stored) >= position {
+                return true
+            }
+            if let runner, runner.status.isOwner { return await runner.waitUntilApplied(position, timeout: deadline - ContinuousClock.now) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+}
