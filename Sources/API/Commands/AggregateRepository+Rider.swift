@@ -8,7 +8,7 @@ enum ShareLinkAggregate: Aggregate {
     static let kind = "share link"
     static var initial: ShareLink.State { ShareLink.State() }
     static func evolve(_ state: ShareLink.State, with event: ShareLink.Event) -> ShareLink.State { ShareLink.evolve(state, with: event) }
-    static func decode(type: String, data: Data) throws(JourneyError) -> ShareLink.Event { try ShareLink.Event.decode(type: type, data: data) }
+    static func decode(type: String, json: JSONValue) throws(JourneyError) -> ShareLink.Event { try ShareLink.Event.decode(type: type, json: json) }
     static func type(of event: ShareLink.Event) -> String { event.type }
     static func payload(of event: ShareLink.Event) throws(JourneyError) -> Data { try event.encodePayload() }
 }
@@ -18,7 +18,7 @@ enum JourneyStyleAggregate: Aggregate {
     static let kind = "journey style"
     static var initial: JourneyStyle.State { JourneyStyle.State() }
     static func evolve(_ state: JourneyStyle.State, with event: JourneyStyle.Event) -> JourneyStyle.State { JourneyStyle.evolve(state, with: event) }
-    static func decode(type: String, data: Data) throws(JourneyError) -> JourneyStyle.Event { try JourneyStyle.Event.decode(type: type, data: data) }
+    static func decode(type: String, json: JSONValue) throws(JourneyError) -> JourneyStyle.Event { try JourneyStyle.Event.decode(type: type, json: json) }
     static func type(of event: JourneyStyle.Event) -> String { event.type }
     static func payload(of event: JourneyStyle.Event) throws(JourneyError) -> Data { try event.encodePayload() }
 }
@@ -50,7 +50,7 @@ extension AggregateRepository {
             }
             for event in events {
                 do {
-                    loaded.state = A.evolve(loaded.state, with: try A.decode(type: event.type, data: Data(event.data.compactBytes())))
+                    loaded.state = A.evolve(loaded.state, with: try A.decode(type: event.type, json: event.data))
                 } catch {
                     // An event this build cannot read counts for the version, as elsewhere.
                 }
