@@ -116,7 +116,7 @@ struct HTTPStreamTests {
             client.close()
             // Keep writing, as a busy stream would, until the server notices the client is gone.
             let payload = [UInt8](repeating: UInt8(ascii: "x"), count: 4096)
-            let noticed = await eventually(timeout: .seconds(10)) { !stream.write(payload) }
+            let noticed = await eventually(timeout: .seconds(40)) { !stream.write(payload) }
             #expect(noticed)
             #expect(stream.isClosed)
         }
