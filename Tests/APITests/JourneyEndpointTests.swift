@@ -102,6 +102,7 @@ extension RiderEndpoints {
                 expectError((try await server.journey("t-1", query: "?waitSeconds=soon")).pair, 400, "INVALID_ARGUMENT", containing: "waitSeconds")
                 expectError((try await server.journey("t-1", query: "?waitSeconds=-1")).pair, 400, "INVALID_ARGUMENT", containing: "waitSeconds")
                 expectError((try await server.journey("t-1", query: "?colour=red")).pair, 400, "INVALID_ARGUMENT", containing: "colour")
+            expectError((try await server.journey("t-1", query: "?waitSeconds=1&waitSeconds=2")).pair, 400, "INVALID_ARGUMENT", containing: "waitSeconds")
                 let post = try await server.request("POST", "/v1/providers/acme/trips/t-1/journey", body: "{}", token: server.server)
                 expectError(post.pair, 405, "UNIMPLEMENTED")
                 // The token once: header or access_token, not both.
