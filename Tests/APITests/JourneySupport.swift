@@ -66,3 +66,8 @@ func version(_ view: JSONValue) -> Int64 { view["version"]?.int64Value ?? -1 }
 func vehicleLatitude(_ view: JSONValue) -> Double? {
     view["markers"]?.arrayValue?.first { $0["type"]?.stringValue == "TRIP_VEHICLE" }?["position"]?["latitude"]?.doubleValue
 }
+
+/// The rider endpoint suites, run one test at a time: each test starts a server (the stream tests
+/// open thousands of connections), and running them all at once beside the rest of the suite
+/// starves the 2-core machines they run on.
+@Suite(.serialized) enum RiderEndpoints {}

@@ -16,7 +16,7 @@ extension RESTHandler {
         guard request.method == "GET" else { return nil }
         let started = ContinuousClock.now
         guard let route = try? RiderRoute.match(method: request.method, path: request.path) else { return nil }
-        var waitSeconds = 0
+        var waitSeconds: Int?
         var accessToken: String?
         for (name, value) in request.query {
             switch name {
@@ -24,7 +24,10 @@ extension RESTHandler {
                 guard accessToken == nil else { return nil }
                 accessToken = value
             case "waitSeconds", "wait_seconds":
-                guard case .journey = route, let seconds = Int(value), (0...RiderService.maximumWaitSeconds).contains(seconds) else { return nil }
+                // Anything but one valid value is the ordinary path's 400.
+                guard case .journey = route, waitSeconds == nil, let seconds = Int(value), (0...RiderService.maximumWaitSeconds).contains(seconds) else {
+                    return nil
+                }
                 waitSeconds = seconds
             default:
                 guard QueryParameters.system.contains(name) || name.hasPrefix("header.") else { return nil }
@@ -38,7 +41,7 @@ extension RESTHandler {
         switch route {
         case .journey(let provider, let tripId):
             guard let answer = api.riders.journeyFromMemory(provider: provider, tripId: tripId, reader: reader,
-                                                            ifNoneMatch: request.header("if-none-match"), waitSeconds: waitSeconds)
+                                                            ifNoneMatch: request.header("if-none-match"), waitSeconds: waitSeconds ?? 0)
             else { return nil }
             response = Self.journeyResponse(answer)
             label = route.label

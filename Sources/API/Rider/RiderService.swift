@@ -264,9 +264,11 @@ package final class RiderService: Sendable {
         if let ttlSeconds, !(1...lifetime).contains(ttlSeconds) {
             throw .invalidArgument("ttlSeconds must be within 1..\(lifetime) (got \(ttlSeconds))")
         }
-        guard let view = try await hub.snapshot(Self.tripKey(provider, tripId)) else { throw .notFound("trip \(tripId) not found (provider \(provider))") }
-        guard !view.isTerminal else {
-            throw APIError(.failedPrecondition, "trip \(tripId) has ended (\(view.tripStatus)); only trips in progress can be shared")
+        // The trip's own stream, not its journey view: a trip created a moment ago can be shared at once.
+        let trip = try await repository.loadTrip(provider: provider, tripId: tripId).state
+        guard trip.exists else { throw .notFound("trip \(tripId) not found (provider \(provider))") }
+        guard !trip.status.isTerminal else {
+            throw APIError(.failedPrecondition, "trip \(tripId) has ended (\(trip.status.rawValue)); only trips in progress can be shared")
         }
         let now = clock()
         let expires = now.microsecondsSinceEpoch / 1_000_000 + (ttlSeconds ?? lifetime)
