@@ -13,6 +13,8 @@ import Synchronization
 package final class WaymarkAPI: Sendable {
     package let trips: TripService
     package let vehicles: VehicleService
+    /// Batch location ingest (`vehicles:reportLocations`).
+    package let ingest: LocationIngestService
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -38,6 +40,7 @@ package final class WaymarkAPI: Sendable {
         readModel.mirror = mirror
         trips = TripService(repository: repository, readModel: readModel, clock: clock)
         vehicles = VehicleService(repository: repository, readModel: readModel, clock: clock)
+        ingest = LocationIngestService(repository: repository, clock: clock)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
     }
 

@@ -27,6 +27,8 @@ final class AggregateRepository: Sendable {
 
     private let trips = Mutex<[String: Entry<Trip.State>]>([:])
     private let vehicles = Mutex<[String: Entry<Vehicle.State>]>([:])
+    /// Where this node's latest append to each stream sits in the feed, until a read has seen it applied.
+    private let written = Mutex<[String: FeedPosition]>([:])
     /// Streams kept per aggregate kind before the cache is cleared (a cheap bound, not an LRU).
     private let capacity: Int
 
@@ -107,23 +109,33 @@ final class AggregateRepository: Sendable {
         Pending(stream: Self.vehicleStream(provider: provider, vehicleId: vehicleId), before: before, events: events)
     }
 
-    func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue) throws(APIError) -> StreamAppend {
+    /// The append for `pending`, expecting the version it was decided on; `ids` names the events
+    /// (one per event, for idempotent retries), random ids otherwise.
+    func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue, ids: [UUID]? = nil) throws(APIError) -> StreamAppend {
         var events: [EventData] = []
-        for event in pending.events {
+        for (index, event) in pending.events.enumerated() {
             let payload: Data
             do { payload = try A.payload(of: event) } catch { throw APIError(error) }
             let data: JSONValue
             do { data = try JSONValue.parse(payload) } catch {
                 throw APIError(.internal, "an event payload is not valid JSON (type \(A.type(of: event)))", underlying: error)
             }
-            events.append(EventData(id: UUID(), type: A.type(of: event), data: data, metadata: metadata))
+            events.append(EventData(id: ids?[index] ?? UUID(), type: A.type(of: event), data: data, metadata: metadata))
         }
         let expected: ExpectedVersion = pending.before.version == 0 ? .noStream : .exact(pending.before.version)
         return StreamAppend(streamId: pending.stream, expectedVersion: expected, events: events)
     }
 
-    /// Remembers the state after a successful append.
+    /// Remembers the state after a successful append, and where the append sits in the feed.
     func committed<A: Aggregate>(_ pending: Pending<A>, _ result: AppendResult) {
+        if let position = result.feedPosition {
+            let capacity = self.capacity
+            written.withLock { written in
+                if let known = written[pending.stream], known >= position { return }
+                if written.count >= capacity { written.removeAll(keepingCapacity: true) }
+                written[pending.stream] = position
+            }
+        }
         let loaded = Loaded(state: pending.after, version: result.lastVersion)
         switch pending.after {
         case let state as Trip.State:
@@ -132,6 +144,18 @@ final class AggregateRepository: Sendable {
             remember(Loaded(state: state, version: loaded.version), pending.stream, cache: vehicles)
         default:
             break
+        }
+    }
+
+    /// The feed position of this node's latest append to `stream` that no read has yet seen applied.
+    func unseenWrite(_ stream: String) -> FeedPosition? {
+        written.withLock { $0[stream] }
+    }
+
+    /// Drops `stream`'s unseen write once a read saw `position` applied (unless a later append came in).
+    func sawApplied(_ stream: String, _ position: FeedPosition) {
+        written.withLock { written in
+            if written[stream] == position { written[stream] = nil }
         }
     }
 

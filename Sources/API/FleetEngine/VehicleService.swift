@@ -45,6 +45,7 @@ package final class VehicleService: Sendable {
     package func get(provider: String, vehicleId: String, versions: FleetResourceViews.VehicleVersions, caller: Principal) async throws(APIError) -> JSONValue {
         try caller.requireProvider(provider)
         try authorizeVehicle(vehicleId, caller: caller, writing: false)
+        try await awaitOwnWrites(provider: provider, vehicleId: vehicleId)
         guard let document = try await readModel.document(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else {
             throw .notFound("vehicle \(vehicleId) not found (provider \(provider))")
         }
@@ -134,6 +135,15 @@ package final class VehicleService: Sendable {
         }
     }
 
+    /// Read-your-writes for writes that did not wait for the read model (batch ingest): waits until
+    /// the fleet projection has applied this node's latest append to the vehicle, if it has not yet.
+    private func awaitOwnWrites(provider: String, vehicleId: String) async throws(APIError) {
+        let stream = AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId)
+        guard let position = repository.unseenWrite(stream) else { return }
+        try await settle(WriteMark(position: position))
+        repository.sawApplied(stream, position)
+    }
+
     private func settle(_ mark: WriteMark) async throws(APIError) {
         guard let position = mark.position else { return }
         guard await readModel.waitUntilApplied(position) else {
@@ -143,6 +153,7 @@ package final class VehicleService: Sendable {
 
     private func written(_ provider: String, _ vehicleId: String, _ mark: WriteMark) async throws(APIError) -> JSONValue {
         try await settle(mark)
+        if let position = mark.position { repository.sawApplied(AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId), position) }
         guard let document = try await readModel.document(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else {
             throw .notFound("vehicle \(vehicleId) not found (provider \(provider))")
         }
