@@ -235,6 +235,43 @@ import TestSupport
         }
     }
 
+    @Test func updateVehicleLocationAnswersAreWhatReadsShowAfterwards() async throws {
+        try await TestServer.with { server in
+            for n in 0..<4 { try await server.createVehicle("v-\(n)") }
+            try await server.createTrip("t-1")
+            let (assigned, _) = try await server.updateTrip("t-1", mask: "vehicleId,tripStatus", #"{"vehicleId":"v-0","tripStatus":"ENROUTE_TO_PICKUP"}"#)
+            #expect(assigned == 200)
+            for round in 0..<10 {
+                // Concurrent location updates (with history, heading, speed, a stale one) on four vehicles.
+                let answers = try await withThrowingTaskGroup(of: (Int, JSONValue).self) { group in
+                    for n in 0..<4 {
+                        group.addTask {
+                            let body = n == 3 && round % 2 == 1
+                                ? #"{"lastLocation":{"location":{"latitude":1,"longitude":1},"updateTime":"2001-01-01T00:00:00Z"}}"#
+                                : #"{"lastLocation":{"location":{"latitude":\#(52.5 + Double(round) / 100),"longitude":\#(13.4 + Double(n) / 100)},"heading":\#(round * 7),"speed":\#(Double(round) / 2)},"pastLocations":[{"location":{"latitude":52.4,"longitude":13.3}}]}"#
+                            let (status, answer) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-\(n)?updateMask=lastLocation,pastLocations", body)
+                            #expect(status == 200, "\(answer)")
+                            return (n, answer)
+                        }
+                    }
+                    return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+                }
+                for n in 0..<4 {
+                    let (_, read) = try await server.json("GET", "/v1/providers/acme/vehicles/v-\(n)")
+                    #expect(read == answers[n], "round \(round), v-\(n): answered \(answers[n] ?? .null), read \(read)")
+                }
+                let (_, trip) = try await server.json("GET", "/v1/providers/acme/trips/t-1")
+                #expect(trip["lastLocation"]?["location"]?["latitude"] != nil)
+            }
+            // A query over many vehicles sees the last update too.
+            let (_, moved) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-2?updateMask=lastLocation", #"{"lastLocation":{"location":{"latitude":48.1,"longitude":11.5}}}"#)
+            let (listed, list) = try await server.json("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO")
+            #expect(listed == 200)
+            let entry = list["vehicles"]?.arrayValue?.first { $0["name"]?.stringValue == "providers/acme/vehicles/v-2" }
+            #expect(entry?["lastLocation"] == moved["lastLocation"], "\(list)")
+        }
+    }
+
     @Test func concurrentUpdateVehicleLocationCallsShareTransactions() async throws {
         try await TestServer.with { server in
             let vehicles = 32

@@ -8,6 +8,8 @@ import Synchronization
 struct Loaded<State: Sendable>: Sendable {
     var state: State
     var version: Int64
+    /// Where the event at `version` sits in the global feed, when known (nil for a new stream).
+    var position: FeedPosition? = nil
 }
 
 /// Loads aggregates from their streams and appends their new events.
@@ -29,6 +31,8 @@ final class AggregateRepository: Sendable {
     private let vehicles = Mutex<[String: Entry<Vehicle.State>]>([:])
     /// Where this node's latest append to each stream sits in the feed, until a read has seen it applied.
     private let written = Mutex<[String: FeedPosition]>([:])
+    /// The feed position of this node's latest append to any stream.
+    private let latest = Mutex<FeedPosition?>(nil)
     /// Streams kept per aggregate kind before the cache is cleared (a cheap bound, not an LRU).
     private let capacity: Int
 
@@ -69,6 +73,7 @@ final class AggregateRepository: Sendable {
                     // An event this build cannot read: it counts for the version, as it does in the projections.
                 }
                 loaded.version = event.streamVersion
+                loaded.position = event.feedPosition
             }
             if events.count < pageSize { break }
         }
@@ -129,6 +134,7 @@ final class AggregateRepository: Sendable {
     /// Remembers the state after a successful append, and where the append sits in the feed.
     func committed<A: Aggregate>(_ pending: Pending<A>, _ result: AppendResult) {
         if let position = result.feedPosition {
+            latest.withLock { latest in latest = max(latest ?? position, position) }
             let capacity = self.capacity
             written.withLock { written in
                 if let known = written[pending.stream], known >= position { return }
@@ -136,12 +142,13 @@ final class AggregateRepository: Sendable {
                 written[pending.stream] = position
             }
         }
-        let loaded = Loaded(state: pending.after, version: result.lastVersion)
+        // A deduplicated append wrote nothing: where its events sit is not known here.
+        let position = result.deduplicated ? nil : result.feedPosition
         switch pending.after {
         case let state as Trip.State:
-            remember(Loaded(state: state, version: loaded.version), pending.stream, cache: trips)
+            remember(Loaded(state: state, version: result.lastVersion, position: position), pending.stream, cache: trips)
         case let state as Vehicle.State:
-            remember(Loaded(state: state, version: loaded.version), pending.stream, cache: vehicles)
+            remember(Loaded(state: state, version: result.lastVersion, position: position), pending.stream, cache: vehicles)
         default:
             break
         }
@@ -151,6 +158,9 @@ final class AggregateRepository: Sendable {
     func unseenWrite(_ stream: String) -> FeedPosition? {
         written.withLock { $0[stream] }
     }
+
+    /// The feed position of this node's latest append, for reads over many streams (read-your-writes).
+    var latestWrite: FeedPosition? { latest.withLock { $0 } }
 
     /// Drops `stream`'s unseen write once a read saw `position` applied (unless a later append came in).
     func sawApplied(_ stream: String, _ position: FeedPosition) {
