@@ -119,12 +119,8 @@ final class AggregateRepository: Sendable {
     func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue, ids: [UUID]? = nil) throws(APIError) -> StreamAppend {
         var events: [EventData] = []
         for (index, event) in pending.events.enumerated() {
-            let payload: Data
-            do { payload = try A.payload(of: event) } catch { throw APIError(error) }
             let data: JSONValue
-            do { data = try JSONValue.parse(payload) } catch {
-                throw APIError(.internal, "an event payload is not valid JSON (type \(A.type(of: event)))", underlying: error)
-            }
+            do { data = try A.payload(of: event) } catch { throw APIError(error) }
             events.append(EventData(id: ids?[index] ?? UUID(), type: A.type(of: event), data: data, metadata: metadata))
         }
         let expected: ExpectedVersion = pending.before.version == 0 ? .noStream : .exact(pending.before.version)
