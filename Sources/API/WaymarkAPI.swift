@@ -69,7 +69,9 @@ package final class WaymarkAPI: Sendable {
         }
         let append = store.appendStatistics
         extra += ["# HELP waymark_events_appended_total Events committed by this node's event store.",
-                  "# TYPE waymark_events_appended_total counter", "waymark_events_appended_total \(append.events)"]
+                  "# TYPE waymark_events_appended_total counter", "waymark_events_appended_total \(append.events)",
+                  "# HELP waymark_append_transactions_total Transactions the committers committed (group commit: many appends each).",
+                  "# TYPE waymark_append_transactions_total counter", "waymark_append_transactions_total \(append.fastPathGroups + append.lockingGroups)"]
         extra += ["# HELP waymark_projection_lag_seconds Seconds from an event's recording to its projection, for the last batch.",
                   "# TYPE waymark_projection_lag_seconds gauge"]
         for runner in runners {

@@ -30,6 +30,13 @@ import TestSupport
         }
     }
 
+    /// A counter of `/metrics`.
+    static func metric(_ server: TestServer, _ name: String) async throws -> Int {
+        let text = try await server.request("GET", "/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return Int(line?.split(separator: " ").last ?? "") ?? -1
+    }
+
     @Test func reportsAreAnsweredInRequestOrderDurablyAndReadBackOnGetVehicle() async throws {
         try await TestServer.with { server in
             try await server.createVehicle("v-1")
@@ -277,6 +284,7 @@ import TestSupport
             let vehicles = 32
             for n in 0..<vehicles { try await server.createVehicle("v-\(n)") }
             let before = try await Self.transactions(server, type: "VehicleLocationReported")
+            let (eventsBefore, transactionsBefore) = (try await Self.metric(server, "waymark_events_appended_total"), try await Self.metric(server, "waymark_append_transactions_total"))
             let requests = 96
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<requests {
@@ -292,6 +300,10 @@ import TestSupport
             #expect(after.events - before.events == Int64(requests))
             // Requests that arrived together were committed together: fewer transactions than requests.
             #expect(after.transactions - before.transactions < Int64(requests), "\(after.transactions - before.transactions) transactions for \(requests) requests")
+            // The committers' own statistics say the same.
+            let events = try await Self.metric(server, "waymark_events_appended_total") - eventsBefore
+            let transactions = try await Self.metric(server, "waymark_append_transactions_total") - transactionsBefore
+            #expect(events == requests && transactions > 0 && transactions < events, "\(events) events in \(transactions) transactions")
         }
     }
 }
