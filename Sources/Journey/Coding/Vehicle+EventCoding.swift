@@ -75,7 +75,7 @@ extension Vehicle.Event {
         switch self {
         case .registered(let p): try EventJSON.encodeValue(p, type: type)
         case .stateChanged(let p): try EventJSON.encodeValue(p, type: type)
-        case .locationReported(let p): try EventJSON.encodeValue(p, type: type)
+        case .locationReported(let p): p.payloadValue
         case .staleLocationRecorded(let p): try EventJSON.encodeValue(p, type: type)
         case .locationHistoryRecorded(let p): try EventJSON.encodeValue(p, type: type)
         case .routeSegmentUpdated(let p): try EventJSON.encodeValue(p, type: type)
