@@ -156,6 +156,12 @@ package final class VehicleService: Sendable {
         }
     }
 
+    /// How far the fleet projection may be behind a location write that is answered without waiting
+    /// for it (events, by global position). Past that, location writes wait like every other write,
+    /// so a sustained overload slows writers down instead of letting the read models fall behind
+    /// without bound (bursts pass; a few thousand events are well under a second of projection work).
+    static let maximumUnappliedLocations: Int64 = 5000
+
     /// The answer to an UpdateVehicle that reported locations only, without waiting for the fleet
     /// projection to apply it; nil when the answer must come the usual way (`written`).
     ///
@@ -163,11 +169,13 @@ package final class VehicleService: Sendable {
     /// applied the vehicle's stream up to the version the write was decided on (normally long
     /// done), the answer is the mirrored resource with the new location put in, exactly as the
     /// projection will render it. Taken only while this node owns the fleet projection (its mirror
-    /// is current) and the vehicle already has a location in the resource. The write stays in the
+    /// is current), the projection is at most `maximumUnappliedLocations` events behind, and the
+    /// vehicle already has a location in the resource. The write stays in the
     /// node's unseen writes, so a GetVehicle that follows waits until the projection has applied it.
     private func locationAnswer(_ provider: String, _ vehicleId: String, _ write: Write) async throws(APIError) -> JSONValue? {
         guard let position = write.mark.position, let previous = write.before?.position, let after = write.after,
-              !write.events.isEmpty, write.events.allSatisfy(Self.changesOnlyLocation), readModel.mirrorIsCurrent
+              !write.events.isEmpty, write.events.allSatisfy(Self.changesOnlyLocation), readModel.mirrorIsCurrent,
+              let behind = readModel.eventsBehind(position), behind <= Self.maximumUnappliedLocations
         else { return nil }
         try await settle(WriteMark(position: previous))
         guard case .object(let document)? = readModel.mirrored(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else { return nil }

@@ -64,6 +64,15 @@ struct FleetReadModel: Sendable {
         return status.isOwner && status.checkpoint >= position
     }
 
+    /// Roughly how many events before `position` this node's runner has still to apply (by global
+    /// position); nil when it does not own the projection.
+    func eventsBehind(_ position: FeedPosition) -> Int64? {
+        guard let runner else { return nil }
+        let status = runner.status
+        guard status.isOwner else { return nil }
+        return max(0, position.globalPosition - status.checkpoint.globalPosition)
+    }
+
     /// Waits until the fleet projection has applied `position`; false after `consistencyTimeout`.
     func waitUntilApplied(_ position: FeedPosition) async -> Bool {
         let timeout = consistencyTimeout
