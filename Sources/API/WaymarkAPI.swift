@@ -15,6 +15,8 @@ package final class WaymarkAPI: Sendable {
     package let vehicles: VehicleService
     /// Journeys, riders' trips, share links and journey styles.
     package let riders: RiderService
+    /// Batch location ingest (`vehicles:reportLocations`).
+    package let ingest: LocationIngestService
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -49,6 +51,7 @@ package final class WaymarkAPI: Sendable {
         hub.start()
         riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
                               clock: clock, publicURL: publicURL)
+        ingest = LocationIngestService(repository: repository, clock: clock)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
     }
 
@@ -91,7 +94,9 @@ package final class WaymarkAPI: Sendable {
         }
         let append = store.appendStatistics
         extra += ["# HELP waymark_events_appended_total Events committed by this node's event store.",
-                  "# TYPE waymark_events_appended_total counter", "waymark_events_appended_total \(append.events)"]
+                  "# TYPE waymark_events_appended_total counter", "waymark_events_appended_total \(append.events)",
+                  "# HELP waymark_append_transactions_total Transactions the committers committed (group commit: many appends each).",
+                  "# TYPE waymark_append_transactions_total counter", "waymark_append_transactions_total \(append.fastPathGroups + append.lockingGroups)"]
         extra += ["# HELP waymark_projection_lag_seconds Seconds from an event's recording to its projection, for the last batch.",
                   "# TYPE waymark_projection_lag_seconds gauge"]
         for runner in runners {

@@ -29,7 +29,8 @@ final class CommitterWorker: @unchecked Sendable {
 
     func run() {
         while let group = queue.takeGroup(maxEvents: settings.maxGroupEvents) {
-            let prepared = group.map { unit in unit.appends.map(PreparedAppend.init) }
+            var memo = MetadataMemo()
+            let prepared = group.map { unit in unit.appends.map { PreparedAppend($0, memo: &memo) } }
             let results = commitIsolatingFailures(prepared)
             for (unit, unitResults) in zip(group, results) { unit.complete(unitResults) }
         }
@@ -270,11 +271,11 @@ struct PreparedAppend: Sendable {
     /// Set when the append is malformed; it then fails without touching the database.
     let invalid: EventStoreError?
 
-    init(_ append: StreamAppend) {
+    init(_ append: StreamAppend, memo: inout MetadataMemo) {
         streamId = append.streamId
         category = Self.category(of: append.streamId)
         expected = append.expectedVersion
-        events = append.events.map { PreparedEvent($0, streamId: append.streamId) }
+        events = append.events.map { PreparedEvent($0, streamId: append.streamId, memo: &memo) }
         invalid = Self.validate(append)
     }
 
@@ -316,14 +317,30 @@ struct PreparedEvent: Sendable {
     let canonicalMetadata: [UInt8]
     let payloadHash: [UInt8]
 
-    init(_ event: EventData, streamId: String) {
+    init(_ event: EventData, streamId: String, memo: inout MetadataMemo) {
         id = event.id
         type = event.type
         dataText = event.data.compactString
-        metadataText = event.metadata.compactString
         canonicalData = event.data.canonicalBytes()
-        canonicalMetadata = event.metadata.canonicalBytes()
+        (metadataText, canonicalMetadata) = memo.encodings(of: event.metadata)
         payloadHash = HashChain.payloadHash(streamId: streamId, type: event.type, canonicalData: canonicalData)
+    }
+}
+
+/// The encodings of the metadata seen last, reused while the next events carry the same metadata
+/// (the events of one request, or of one batch, all do).
+struct MetadataMemo {
+    private var value: JSONValue?
+    private var text = ""
+    private var canonical: [UInt8] = []
+
+    mutating func encodings(of metadata: JSONValue) -> (text: String, canonical: [UInt8]) {
+        if metadata != value {
+            value = metadata
+            text = metadata.compactString
+            canonical = metadata.canonicalBytes()
+        }
+        return (text, canonical)
     }
 }
 

@@ -149,12 +149,16 @@ package final class ProjectionRunner: Sendable {
                         guard connection.backendPID == lockPID else {
                             throw ProjectionError(.fenced, "the projector's session changed; ownership must be taken again")
                         }
+                        // A read model is derived data: its commit need not wait for the WAL flush. A
+                        // crash can lose only the latest batches, documents and checkpoint together,
+                        // and they are applied again from the (durable) log.
+                        let begin = [Statement("BEGIN"), Statement("SET LOCAL synchronous_commit = off")]
                         if let beforeCommit {
-                            _ = try connection.pipeline([Statement("BEGIN")] + statements)
+                            _ = try connection.pipeline(begin + statements)
                             try beforeCommit(connection)
                             try connection.execute("COMMIT")
                         } else {
-                            _ = try connection.pipeline([Statement("BEGIN")] + statements + [Statement("COMMIT")])
+                            _ = try connection.pipeline(begin + statements + [Statement("COMMIT")])
                         }
                     }
                     return .success(())

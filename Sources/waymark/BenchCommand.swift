@@ -20,11 +20,12 @@ enum BenchCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
-        guard flags.positional == ["append"] || flags.positional == ["rebuild"] || flags.positional == ["http"] else {
-            throw UsageError("bench needs exactly one benchmark name: append, rebuild or http")
+        guard [["append"], ["rebuild"], ["http"], ["ingest"]].contains(flags.positional) else {
+            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http or ingest")
         }
         let rebuild = flags.positional == ["rebuild"]
         let http = flags.positional == ["http"]
+        let ingest = flags.positional == ["ingest"]
         let events = try flags.int("events", default: rebuild ? 1_000_000 : 200_000)
         let seconds = try flags.int("seconds", default: 5)
         let formatText = flags.value("format") ?? "text"
@@ -37,13 +38,21 @@ enum BenchCommand {
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
-        let scratch = http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
+        let scratch = ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
         do {
             try await recreate(admin: admin, name: scratch)
             let url = try benchURL(database.url, database: scratch)
             let outcome: Result<String, any Error>
             do {
-                if http {
+                if ingest {
+                    var bench = BenchIngest(url: url, seconds: try flags.int("seconds", default: 10), vehicles: try flags.int("vehicles", default: 10_000),
+                                            reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 4),
+                                            updateConnections: try flags.int("connections", default: 64), logger: logger)
+                    bench.only = Set((flags.value("cases") ?? "").split(separator: ",").map(String.init))
+                    let unknown = bench.only.subtracting(["update", "ingest", "ingest-alone"])
+                    guard unknown.isEmpty else { throw UsageError("--cases takes update, ingest and ingest-alone, comma-separated (got \(unknown.sorted()))") }
+                    outcome = .success(try await bench.run(format: format))
+                } else if http {
                     let seconds = try flags.int("seconds", default: 10)
                     let connections = try flags.int("connections", default: 64)
                     let vehicles = try flags.int("vehicles", default: 200)

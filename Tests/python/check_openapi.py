@@ -117,8 +117,10 @@ def main() -> int:
             generate()
         except Exception as error:
             problems.append(f"schemathesis cannot generate {operation.label}: {error}")
-    if operations != 23:
-        problems.append(f"schemathesis found {operations} operations, expected 23")
+    methods = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+    documented = sum(1 for item in document["paths"].values() for key in item if key in methods)
+    if operations != documented:
+        problems.append(f"schemathesis found {operations} operations, the document has {documented}")
 
     schemas = document["components"]["schemas"]
     for message, (response, request, never_returned) in MESSAGES.items():

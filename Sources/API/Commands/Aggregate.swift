@@ -12,7 +12,8 @@ protocol Aggregate {
     static func evolve(_ state: State, with event: Event) -> State
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> Event
     static func type(of event: Event) -> String
-    static func payload(of event: Event) throws(JourneyError) -> Data
+    /// The event's payload as the JSON value to append (see `EventJSON.encodeValue`).
+    static func payload(of event: Event) throws(JourneyError) -> JSONValue
 }
 
 /// The trip aggregate for the command layer.
@@ -22,7 +23,7 @@ enum TripAggregate: Aggregate {
     static func evolve(_ state: Trip.State, with event: Trip.Event) -> Trip.State { Trip.evolve(state, with: event) }
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> Trip.Event { try Trip.Event.decode(type: type, json: json) }
     static func type(of event: Trip.Event) -> String { event.type }
-    static func payload(of event: Trip.Event) throws(JourneyError) -> Data { try event.encodePayload() }
+    static func payload(of event: Trip.Event) throws(JourneyError) -> JSONValue { try event.encodePayloadValue() }
 }
 
 /// The vehicle aggregate for the command layer.
@@ -32,5 +33,5 @@ enum VehicleAggregate: Aggregate {
     static func evolve(_ state: Vehicle.State, with event: Vehicle.Event) -> Vehicle.State { Vehicle.evolve(state, with: event) }
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> Vehicle.Event { try Vehicle.Event.decode(type: type, json: json) }
     static func type(of event: Vehicle.Event) -> String { event.type }
-    static func payload(of event: Vehicle.Event) throws(JourneyError) -> Data { try event.encodePayload() }
+    static func payload(of event: Vehicle.Event) throws(JourneyError) -> JSONValue { try event.encodePayloadValue() }
 }

@@ -10,7 +10,7 @@ enum ShareLinkAggregate: Aggregate {
     static func evolve(_ state: ShareLink.State, with event: ShareLink.Event) -> ShareLink.State { ShareLink.evolve(state, with: event) }
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> ShareLink.Event { try ShareLink.Event.decode(type: type, json: json) }
     static func type(of event: ShareLink.Event) -> String { event.type }
-    static func payload(of event: ShareLink.Event) throws(JourneyError) -> Data { try event.encodePayload() }
+    static func payload(of event: ShareLink.Event) throws(JourneyError) -> JSONValue { try jsonPayload(event.encodePayload(), type: event.type) }
 }
 
 /// The journey-style aggregate for the command layer.
@@ -20,7 +20,16 @@ enum JourneyStyleAggregate: Aggregate {
     static func evolve(_ state: JourneyStyle.State, with event: JourneyStyle.Event) -> JourneyStyle.State { JourneyStyle.evolve(state, with: event) }
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> JourneyStyle.Event { try JourneyStyle.Event.decode(type: type, json: json) }
     static func type(of event: JourneyStyle.Event) -> String { event.type }
-    static func payload(of event: JourneyStyle.Event) throws(JourneyError) -> Data { try event.encodePayload() }
+    static func payload(of event: JourneyStyle.Event) throws(JourneyError) -> JSONValue { try jsonPayload(event.encodePayload(), type: event.type) }
+}
+
+/// A payload encoded as bytes, as the JSON value the store appends (rare events: shares and styles).
+private func jsonPayload(_ data: Data, type: String) throws(JourneyError) -> JSONValue {
+    do {
+        return try JSONValue.parse(data)
+    } catch {
+        throw JourneyError(code: .invalidArgument, message: "event payload is not valid JSON (type \(type))", underlying: error)
+    }
 }
 
 extension AggregateRepository {

@@ -8,6 +8,8 @@ import Synchronization
 struct Loaded<State: Sendable>: Sendable {
     var state: State
     var version: Int64
+    /// Where the event at `version` sits in the global feed, when known (nil for a new stream).
+    var position: FeedPosition? = nil
 }
 
 /// Loads aggregates from their streams and appends their new events.
@@ -27,6 +29,10 @@ final class AggregateRepository: Sendable {
 
     private let trips = Mutex<[String: Entry<Trip.State>]>([:])
     private let vehicles = Mutex<[String: Entry<Vehicle.State>]>([:])
+    /// Where this node's latest append to each stream sits in the feed, until a read has seen it applied.
+    private let written = Mutex<[String: FeedPosition]>([:])
+    /// The feed position of this node's latest append to any stream.
+    private let latest = Mutex<FeedPosition?>(nil)
     /// Streams kept per aggregate kind before the cache is cleared (a cheap bound, not an LRU).
     private let capacity: Int
 
@@ -67,6 +73,7 @@ final class AggregateRepository: Sendable {
                     // An event this build cannot read: it counts for the version, as it does in the projections.
                 }
                 loaded.version = event.streamVersion
+                loaded.position = event.feedPosition
             }
             if events.count < pageSize { break }
         }
@@ -107,31 +114,54 @@ final class AggregateRepository: Sendable {
         Pending(stream: Self.vehicleStream(provider: provider, vehicleId: vehicleId), before: before, events: events)
     }
 
-    func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue) throws(APIError) -> StreamAppend {
+    /// The append for `pending`, expecting the version it was decided on; `ids` names the events
+    /// (one per event, for idempotent retries), random ids otherwise.
+    func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue, ids: [UUID]? = nil) throws(APIError) -> StreamAppend {
         var events: [EventData] = []
-        for event in pending.events {
-            let payload: Data
-            do { payload = try A.payload(of: event) } catch { throw APIError(error) }
+        for (index, event) in pending.events.enumerated() {
             let data: JSONValue
-            do { data = try JSONValue.parse(payload) } catch {
-                throw APIError(.internal, "an event payload is not valid JSON (type \(A.type(of: event)))", underlying: error)
-            }
-            events.append(EventData(id: UUID(), type: A.type(of: event), data: data, metadata: metadata))
+            do { data = try A.payload(of: event) } catch { throw APIError(error) }
+            events.append(EventData(id: ids?[index] ?? UUID(), type: A.type(of: event), data: data, metadata: metadata))
         }
         let expected: ExpectedVersion = pending.before.version == 0 ? .noStream : .exact(pending.before.version)
         return StreamAppend(streamId: pending.stream, expectedVersion: expected, events: events)
     }
 
-    /// Remembers the state after a successful append.
+    /// Remembers the state after a successful append, and where the append sits in the feed.
     func committed<A: Aggregate>(_ pending: Pending<A>, _ result: AppendResult) {
-        let loaded = Loaded(state: pending.after, version: result.lastVersion)
+        if let position = result.feedPosition {
+            latest.withLock { latest in latest = max(latest ?? position, position) }
+            let capacity = self.capacity
+            written.withLock { written in
+                if let known = written[pending.stream], known >= position { return }
+                if written.count >= capacity { written.removeAll(keepingCapacity: true) }
+                written[pending.stream] = position
+            }
+        }
+        // A deduplicated append wrote nothing: where its events sit is not known here.
+        let position = result.deduplicated ? nil : result.feedPosition
         switch pending.after {
         case let state as Trip.State:
-            remember(Loaded(state: state, version: loaded.version), pending.stream, cache: trips)
+            remember(Loaded(state: state, version: result.lastVersion, position: position), pending.stream, cache: trips)
         case let state as Vehicle.State:
-            remember(Loaded(state: state, version: loaded.version), pending.stream, cache: vehicles)
+            remember(Loaded(state: state, version: result.lastVersion, position: position), pending.stream, cache: vehicles)
         default:
             break
+        }
+    }
+
+    /// The feed position of this node's latest append to `stream` that no read has yet seen applied.
+    func unseenWrite(_ stream: String) -> FeedPosition? {
+        written.withLock { $0[stream] }
+    }
+
+    /// The feed position of this node's latest append, for reads over many streams (read-your-writes).
+    var latestWrite: FeedPosition? { latest.withLock { $0 } }
+
+    /// Drops `stream`'s unseen write once a read saw `position` applied (unless a later append came in).
+    func sawApplied(_ stream: String, _ position: FeedPosition) {
+        written.withLock { written in
+            if written[stream] == position { written[stream] = nil }
         }
     }
 

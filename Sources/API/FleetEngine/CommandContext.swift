@@ -24,6 +24,10 @@ package struct CommandContext: Sendable {
 struct WriteMark: Sendable {
     private(set) var position: FeedPosition?
 
+    init(position: FeedPosition? = nil) {
+        self.position = position
+    }
+
     mutating func include(_ result: AppendResult) {
         guard let next = result.feedPosition else { return }
         if let current = position, current >= next { return }

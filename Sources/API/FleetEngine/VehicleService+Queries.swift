@@ -81,6 +81,7 @@ extension VehicleService {
     package func list(_ request: ListRequest, caller: Principal) async throws(APIError) -> (vehicles: [JSONValue], nextPageToken: String, totalSize: Int) {
         try caller.requireProvider(request.provider)
         try caller.require([.server, .auditor], to: "list vehicles")
+        try await awaitAllOwnWrites()
         guard (0...1000).contains(request.pageSize) else { throw .invalidArgument("pageSize must be within 0..1000 (got \(request.pageSize))") }
         guard !request.vehicleTypeCategories.isEmpty else { throw .invalidArgument("vehicleTypeCategories is required (at least one category)") }
         guard !request.vehicleTypeCategories.contains(.unknown) else { throw .invalidArgument("vehicleTypeCategories must not contain UNKNOWN") }
@@ -165,6 +166,7 @@ extension VehicleService {
     package func search(_ request: SearchRequest, caller: Principal) async throws(APIError) -> [JSONValue] {
         try caller.requireProvider(request.provider)
         try caller.require([.server, .auditor], to: "search vehicles")
+        try await awaitAllOwnWrites()
         guard (400...10_000).contains(request.pickupRadiusMeters) else {
             throw .invalidArgument("pickupRadiusMeters must be within 400..10000 (got \(request.pickupRadiusMeters))")
         }

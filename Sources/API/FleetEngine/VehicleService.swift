@@ -39,12 +39,13 @@ package final class VehicleService: Sendable {
             if let location = request.lastLocation { commands.append(.reportLocation(location, at: now)) }
             return commands
         }
-        return try await written(request.provider, request.register.vehicleId, mark)
+        return try await written(request.provider, request.register.vehicleId, mark.mark)
     }
 
     package func get(provider: String, vehicleId: String, versions: FleetResourceViews.VehicleVersions, caller: Principal) async throws(APIError) -> JSONValue {
         try caller.requireProvider(provider)
         try authorizeVehicle(vehicleId, caller: caller, writing: false)
+        try await awaitOwnWrites(provider: provider, vehicleId: vehicleId)
         guard let document = try await readModel.document(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else {
             throw .notFound("vehicle \(vehicleId) not found (provider \(provider))")
         }
@@ -55,11 +56,12 @@ package final class VehicleService: Sendable {
         try context.caller.requireProvider(request.provider)
         try authorizeVehicle(request.vehicleId, caller: context.caller, writing: true)
         guard !request.changes.isEmpty else { throw .invalidArgument("updateMask must name at least one field") }
-        let mark = try await mutate(provider: request.provider, vehicleId: request.vehicleId, context: context) { state, now throws(APIError) in
+        let write = try await mutate(provider: request.provider, vehicleId: request.vehicleId, context: context) { state, now throws(APIError) in
             guard state.exists else { throw .notFound("vehicle \(request.vehicleId) not found (provider \(request.provider))") }
             return request.changes.map { Self.command(for: $0, at: now) }
         }
-        return try await written(request.provider, request.vehicleId, mark)
+        if let answer = try await locationAnswer(request.provider, request.vehicleId, write) { return answer }
+        return try await written(request.provider, request.vehicleId, write.mark)
     }
 
     package func updateAttributes(provider: String, vehicleId: String, attributes: [Attribute], context: CommandContext) async throws(APIError) -> JSONValue {
@@ -70,7 +72,7 @@ package final class VehicleService: Sendable {
             guard state.exists else { throw .notFound("vehicle \(vehicleId) not found (provider \(provider))") }
             return [.mergeAttributes(attributes, at: now)]
         }
-        let vehicle = try await written(provider, vehicleId, mark)
+        let vehicle = try await written(provider, vehicleId, mark.mark)
         return vehicle["attributes"] ?? .array([])
     }
 
@@ -81,14 +83,22 @@ package final class VehicleService: Sendable {
             guard state.exists else { throw .notFound("vehicle \(vehicleId) not found (provider \(provider))") }
             return [.deleteVehicle(at: now)]
         }
-        try await settle(mark)
+        try await settle(mark.mark)
     }
 
     // MARK: - Writing
 
-    private func mutate(provider: String, vehicleId: String, context: CommandContext,
-                        plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) -> WriteMark {
+    /// What `mutate` wrote: its feed mark, and the vehicle before and after (nil when nothing was written).
+    struct Write {
         var mark = WriteMark()
+        var before: Loaded<Vehicle.State>?
+        var events: [Vehicle.Event] = []
+        var after: Vehicle.State?
+    }
+
+    private func mutate(provider: String, vehicleId: String, context: CommandContext,
+                        plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) -> Write {
+        var write = Write()
         for attempt in 1...Self.attempts {
             let loaded = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
             let now = clock()
@@ -100,21 +110,24 @@ package final class VehicleService: Sendable {
                 for event in decided { state = Vehicle.evolve(state, with: event) }
                 events += decided
             }
-            guard !events.isEmpty else { return mark }
+            guard !events.isEmpty else { return write }
             let pending = repository.pendingVehicle(provider: provider, vehicleId: vehicleId, before: loaded, events: events)
             let append = try repository.append(pending, metadata: context.metadata)
             switch await repository.commit([append])[0] {
             case .success(let result):
                 repository.committed(pending, result)
-                mark.include(result)
-                return mark
+                write.mark.include(result)
+                write.before = loaded
+                write.events = events
+                write.after = pending.after
+                return write
             case .failure(let error) where error.code == .wrongExpectedVersion && attempt < Self.attempts:
                 repository.forget(pending.stream)
             case .failure(let error):
                 throw APIError(error, doing: "append to vehicle \(vehicleId)")
             }
         }
-        return mark
+        return write
     }
 
     static func command(for change: Change, at now: Timestamp) -> Vehicle.Command {
@@ -134,6 +147,60 @@ package final class VehicleService: Sendable {
         }
     }
 
+    /// Events after which the stored Vehicle resource differs at most in `lastLocation`: the fleet
+    /// projection renders none of what they change but the location (see `vehicleDocument`).
+    static func changesOnlyLocation(_ event: Vehicle.Event) -> Bool {
+        switch event {
+        case .locationReported, .staleLocationRecorded, .locationHistoryRecorded, .wentOffRoute, .rejoinedRoute: true
+        default: false
+        }
+    }
+
+    /// How far the fleet projection may be behind a location write that is answered without waiting
+    /// for it (events, by global position). Past that, location writes wait like every other write,
+    /// so a sustained overload slows writers down instead of letting the read models fall behind
+    /// without bound (bursts pass; a few thousand events are well under a second of projection work).
+    static let maximumUnappliedLocations: Int64 = 5000
+
+    /// The answer to an UpdateVehicle that reported locations only, without waiting for the fleet
+    /// projection to apply it; nil when the answer must come the usual way (`written`).
+    ///
+    /// Such a write changes the Vehicle resource in `lastLocation` only, so once the projection has
+    /// applied the vehicle's stream up to the version the write was decided on (normally long
+    /// done), the answer is the mirrored resource with the new location put in, exactly as the
+    /// projection will render it. Taken only while this node owns the fleet projection (its mirror
+    /// is current), the projection is at most `maximumUnappliedLocations` events behind, and the
+    /// vehicle already has a location in the resource. The write stays in the
+    /// node's unseen writes, so a GetVehicle that follows waits until the projection has applied it.
+    private func locationAnswer(_ provider: String, _ vehicleId: String, _ write: Write) async throws(APIError) -> JSONValue? {
+        guard let position = write.mark.position, let previous = write.before?.position, let after = write.after,
+              !write.events.isEmpty, write.events.allSatisfy(Self.changesOnlyLocation), readModel.mirrorIsCurrent,
+              let behind = readModel.eventsBehind(position), behind <= Self.maximumUnappliedLocations
+        else { return nil }
+        try await settle(WriteMark(position: previous))
+        guard case .object(let document)? = readModel.mirrored(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else { return nil }
+        if readModel.hasApplied(position) { return FleetResourceViews.vehicle(.object(document)) }
+        guard let location = after.lastLocation, document["lastLocation"] != nil else { return nil }
+        let updated = document.map { member in (member.key, member.key == "lastLocation" ? FleetResourceJSON.vehicleLocation(location) : member.value) }
+        return FleetResourceViews.vehicle(.object(JSONObject(updated)))
+    }
+
+    /// Read-your-writes for writes that did not wait for the read model (batch ingest): waits until
+    /// the fleet projection has applied this node's latest append to the vehicle, if it has not yet.
+    private func awaitOwnWrites(provider: String, vehicleId: String) async throws(APIError) {
+        let stream = AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId)
+        guard let position = repository.unseenWrite(stream) else { return }
+        try await settle(WriteMark(position: position))
+        repository.sawApplied(stream, position)
+    }
+
+    /// Read-your-writes for queries over many vehicles: waits until the fleet projection has applied
+    /// this node's latest append (UpdateVehicle of locations and batch ingest answer before that).
+    func awaitAllOwnWrites() async throws(APIError) {
+        guard let position = repository.latestWrite, !readModel.hasApplied(position) else { return }
+        try await settle(WriteMark(position: position))
+    }
+
     private func settle(_ mark: WriteMark) async throws(APIError) {
         guard let position = mark.position else { return }
         guard await readModel.waitUntilApplied(position) else {
@@ -143,6 +210,7 @@ package final class VehicleService: Sendable {
 
     private func written(_ provider: String, _ vehicleId: String, _ mark: WriteMark) async throws(APIError) -> JSONValue {
         try await settle(mark)
+        if let position = mark.position { repository.sawApplied(AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId), position) }
         guard let document = try await readModel.document(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else {
             throw .notFound("vehicle \(vehicleId) not found (provider \(provider))")
         }

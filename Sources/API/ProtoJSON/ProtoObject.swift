@@ -27,7 +27,8 @@ struct ProtoObject {
 
     /// Reads field `name` (lowerCamel); nil when absent or null.
     mutating func take(_ name: String) throws(APIError) -> JSONValue? {
-        guard !object.isEmpty else { return nil }
+        // Once every member has been read, the remaining (usually many) optional fields are absent.
+        guard consumed.count < object.count else { return nil }
         let camelValue = object[name]
         // The snake_case spelling differs only for names with capitals.
         let snake = name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? ProtoObject.snakeCase(name) : nil

@@ -49,6 +49,30 @@ struct FleetReadModel: Sendable {
         }
     }
 
+    /// Whether this node's runner owns the projection and its mirror may be read (see `DocumentMirror`).
+    var mirrorIsCurrent: Bool { runner?.status.isOwner == true && mirror?.isValid == true }
+
+    /// The mirrored document, when the mirror is valid and holds it.
+    func mirrored(_ collection: String, _ key: String) -> JSONValue? {
+        mirror?.document(collection, key) ?? nil
+    }
+
+    /// Whether this node's runner has applied `position` (false when it does not own the projection).
+    func hasApplied(_ position: FeedPosition) -> Bool {
+        guard let runner else { return false }
+        let status = runner.status
+        return status.isOwner && status.checkpoint >= position
+    }
+
+    /// Roughly how many events before `position` this node's runner has still to apply (by global
+    /// position); nil when it does not own the projection.
+    func eventsBehind(_ position: FeedPosition) -> Int64? {
+        guard let runner else { return nil }
+        let status = runner.status
+        guard status.isOwner else { return nil }
+        return max(0, position.globalPosition - status.checkpoint.globalPosition)
+    }
+
     /// Waits until the fleet projection has applied `position`; false after `consistencyTimeout`.
     func waitUntilApplied(_ position: FeedPosition) async -> Bool {
         let timeout = consistencyTimeout

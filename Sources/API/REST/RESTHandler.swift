@@ -137,6 +137,9 @@ package final class RESTHandler: HTTPHandler {
         case .searchVehicles(let provider):
             try query.finish()
             result = .object(JSONObject([("matches", .array(try await vehicles.search(try VehicleJSON.search(body, provider: provider), caller: caller)))]))
+        case .reportLocations(let provider):
+            try query.finish()
+            result = try await reportLocations(provider: provider, body: body, context: context)
         case .healthz, .readyz, .metrics, .openAPI:
             preconditionFailure("answered above")
         }

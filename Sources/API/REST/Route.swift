@@ -10,6 +10,7 @@ enum Route: Sendable, Hashable {
     case createVehicle(provider: String)
     case listVehicles(provider: String)
     case searchVehicles(provider: String)
+    case reportLocations(provider: String)
     case getVehicle(provider: String, vehicleId: String)
     case updateVehicle(provider: String, vehicleId: String)
     case deleteVehicle(provider: String, vehicleId: String)
@@ -31,6 +32,7 @@ enum Route: Sendable, Hashable {
         case .createVehicle: "CreateVehicle"
         case .listVehicles: "ListVehicles"
         case .searchVehicles: "SearchVehicles"
+        case .reportLocations: "ReportLocations"
         case .getVehicle: "GetVehicle"
         case .updateVehicle: "UpdateVehicle"
         case .deleteVehicle: "DeleteVehicle"
@@ -49,7 +51,8 @@ enum Route: Sendable, Hashable {
     /// Whether the operation reads a JSON body.
     var hasBody: Bool {
         switch self {
-        case .createTrip, .searchTrips, .updateTrip, .reportBillableTrip, .createVehicle, .searchVehicles, .updateVehicle, .updateVehicleAttributes: true
+        case .createTrip, .searchTrips, .updateTrip, .reportBillableTrip, .createVehicle, .searchVehicles, .updateVehicle, .updateVehicleAttributes,
+             .reportLocations: true
         default: false
         }
     }
@@ -78,6 +81,7 @@ enum Route: Sendable, Hashable {
             case "trips:search": return try only(["POST": .searchTrips(provider: provider)])
             case "vehicles": return try only(["POST": .createVehicle(provider: provider), "GET": .listVehicles(provider: provider)])
             case "vehicles:search": return try only(["POST": .searchVehicles(provider: provider)])
+            case "vehicles:reportLocations": return try only(["POST": .reportLocations(provider: provider)])
             default: break
             }
         case 5 where segments[0] == "v1" && segments[1] == "providers" && !segments[2].isEmpty && !segments[4].isEmpty:

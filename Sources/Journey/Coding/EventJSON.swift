@@ -22,6 +22,39 @@ package enum EventJSON {
         }
     }
 
+    /// Encodes a payload straight to the JSON value of the bytes `encode` writes, without the bytes.
+    ///
+    /// For writers that hand payloads on as ``JSONValue``s (the command layer appends them so):
+    /// `JSONValueEncoder` gives the same document as `JSONEncoder` with sorted keys, except that it
+    /// writes an integral `Double` as `1.0` where `JSONEncoder` writes `1`; those lexemes are
+    /// rewritten, so the value is equal to `parse(encode(value))` lexeme for lexeme (the tests
+    /// compare both for every event).
+    package static func encodeValue<T: Encodable>(_ value: T, type: String) throws(JourneyError) -> JSONValue {
+        let encoded: JSONValue
+        do {
+            encoded = try JSONValueEncoder().encode(value)
+        } catch {
+            throw JourneyError(code: .invalidArgument, message: "event payload could not be encoded as JSON (type \(type))", underlying: error)
+        }
+        return integralAsIntegers(encoded)
+    }
+
+    /// `value` with every number lexeme of the form `digits.0` (no exponent) written as `digits`.
+    static func integralAsIntegers(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .number(let number):
+            let lexeme = number.lexeme
+            guard lexeme.hasSuffix(".0"), !lexeme.contains("e"), let integral = JSONNumber(lexeme: String(lexeme.dropLast(2))) else { return value }
+            return .number(integral)
+        case .array(let elements):
+            return .array(elements.map(integralAsIntegers))
+        case .object(let object):
+            return .object(JSONObject(object.map { ($0.key, integralAsIntegers($0.value)) }))
+        case .null, .bool, .string:
+            return value
+        }
+    }
+
     /// Parses the bytes of a stored payload.
     package static func parse(_ data: Data, type: String) throws(JourneyError) -> JSONValue {
         do {

@@ -58,4 +58,26 @@ extension Trip.Event {
         case .deleted(let p): try EventJSON.encode(p, type: type)
         }
     }
+
+    /// The JSON payload to store with `type`, as the value of the bytes `encodePayload` writes
+    /// (see `EventJSON.encodeValue`).
+    package func encodePayloadValue() throws(JourneyError) -> JSONValue {
+        switch self {
+        case .created(let p): try EventJSON.encodeValue(p, type: type)
+        case .vehicleAssigned(let p): try EventJSON.encodeValue(p, type: type)
+        case .vehicleUnassigned(let p): try EventJSON.encodeValue(p, type: type)
+        case .statusChanged(let p): try EventJSON.encodeValue(p, type: type)
+        case .completed(let p): try EventJSON.encodeValue(p, type: type)
+        case .canceled(let p): try EventJSON.encodeValue(p, type: type)
+        case .intermediateDestinationsChanged(let p): try EventJSON.encodeValue(p, type: type)
+        case .dropoffPointSet(let p): try EventJSON.encodeValue(p, type: type)
+        case .actualLocationRecorded(let p): try EventJSON.encodeValue(p, type: type)
+        case .attributesSet(let p): try EventJSON.encodeValue(p, type: type)
+        case .routePlanned(let p): try EventJSON.encodeValue(p, type: type)
+        case .routeTokenExecutionReported(let p): try EventJSON.encodeValue(p, type: type)
+        case .routeDestinationAdvanced(let p): try EventJSON.encodeValue(p, type: type)
+        case .pickupPointSet(let p): try EventJSON.encodeValue(p, type: type)
+        case .deleted(let p): try EventJSON.encodeValue(p, type: type)
+        }
+    }
 }

@@ -68,4 +68,32 @@ extension Vehicle.Event {
         case .deleted(let p): try EventJSON.encode(p, type: type)
         }
     }
+
+    /// The JSON payload to store with `type`, as the value of the bytes `encodePayload` writes
+    /// (see `EventJSON.encodeValue`).
+    package func encodePayloadValue() throws(JourneyError) -> JSONValue {
+        switch self {
+        case .registered(let p): try EventJSON.encodeValue(p, type: type)
+        case .stateChanged(let p): try EventJSON.encodeValue(p, type: type)
+        case .locationReported(let p): p.payloadValue
+        case .staleLocationRecorded(let p): try EventJSON.encodeValue(p, type: type)
+        case .locationHistoryRecorded(let p): try EventJSON.encodeValue(p, type: type)
+        case .routeSegmentUpdated(let p): try EventJSON.encodeValue(p, type: type)
+        case .remainingRouteReported(let p): try EventJSON.encodeValue(p, type: type)
+        case .navigationStatusChanged(let p): try EventJSON.encodeValue(p, type: type)
+        case .waypointsReordered(let p): try EventJSON.encodeValue(p, type: type)
+        case .routeFollowed(let p): try EventJSON.encodeValue(p, type: type)
+        case .wentOffRoute(let p): try EventJSON.encodeValue(p, type: type)
+        case .rejoinedRoute(let p): try EventJSON.encodeValue(p, type: type)
+        case .rerouted(let p): try EventJSON.encodeValue(p, type: type)
+        case .tripAssigned(let p): try EventJSON.encodeValue(p, type: type)
+        case .tripWaypointsUpdated(let p): try EventJSON.encodeValue(p, type: type)
+        case .tripReleased(let p): try EventJSON.encodeValue(p, type: type)
+        case .attributesSet(let p): try EventJSON.encodeValue(p, type: type)
+        case .backToBackEnabledChanged(let p): try EventJSON.encodeValue(p, type: type)
+        case .capabilitiesChanged(let p): try EventJSON.encodeValue(p, type: type)
+        case .licensePlateSet(let p): try EventJSON.encodeValue(p, type: type)
+        case .deleted(let p): try EventJSON.encodeValue(p, type: type)
+        }
+    }
 }

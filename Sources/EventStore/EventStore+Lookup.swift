@@ -1,0 +1,33 @@
+import Foundation
+import Postgres
+
+extension EventStore {
+    /// The stored events with the given ids (in no particular order); ids not stored are left out.
+    ///
+    /// For answering retries: a writer that supplies its own event ids can ask which of them are
+    /// already stored, and as what, before it decides anything again. Each id is found through
+    /// `event_ids` and its event read from its own partition (one index probe each), so the cost
+    /// grows with the number of ids, not with the log.
+    package func readEvents(ids: [UUID]) async throws(EventStoreError) -> [RecordedEvent] {
+        guard !ids.isEmpty else { return [] }
+        do {
+            return try await pool.withConnection { connection in
+                try connection.query(Self.eventsByIdSQL, [PostgresText.arrayLiteral(ids.map(\.uuidString))]).rows.map(Self.decode)
+            }
+        } catch {
+            throw EventStoreError.wrapping(error, "read events by id")
+        }
+    }
+
+    /// `$1` the ids. The lateral subquery names category, stream, version and recorded time, so
+    /// each probe is pruned to one partition and answered by its `(stream_id, stream_version)` index.
+    static let eventsByIdSQL = """
+        SELECT e.* FROM event_ids i
+        CROSS JOIN LATERAL (
+            SELECT \(columns) FROM events
+            WHERE category = split_part(i.stream_id, ':', 1) AND stream_id = i.stream_id
+              AND stream_version = i.stream_version AND recorded_at = i.recorded_at
+        ) e
+        WHERE i.event_id = ANY($1::uuid[])
+        """
+}
