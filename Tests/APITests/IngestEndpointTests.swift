@@ -270,6 +270,14 @@ import TestSupport
                 let (_, trip) = try await server.json("GET", "/v1/providers/acme/trips/t-1")
                 #expect(trip["lastLocation"]?["location"]?["latitude"] != nil)
             }
+            // A vehicle's first location (its resource had none before) is answered as GetVehicle reads it.
+            let (created, _) = try await server.json("POST", "/v1/providers/acme/vehicles?vehicleId=v-bare",
+                                                     #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#)
+            #expect(created == 200)
+            let (firstStatus, first) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-bare?updateMask=lastLocation", #"{"lastLocation":{"location":{"latitude":48.2,"longitude":16.4}}}"#)
+            #expect(firstStatus == 200 && first["name"]?.stringValue == "providers/acme/vehicles/v-bare", "\(first)")
+            let (_, bare) = try await server.json("GET", "/v1/providers/acme/vehicles/v-bare")
+            #expect(bare == first)
             // A query over many vehicles sees the last update too.
             let (_, moved) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-2?updateMask=lastLocation", #"{"lastLocation":{"location":{"latitude":48.1,"longitude":11.5}}}"#)
             let (listed, list) = try await server.json("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO")

@@ -14,6 +14,9 @@ protocol Aggregate {
     static func type(of event: Event) -> String
     /// The event's payload as the JSON value to append (see `EventJSON.encodeValue`).
     static func payload(of event: Event) throws(JourneyError) -> JSONValue
+    /// Whether the event changes nothing of the aggregate's resource but a vehicle's
+    /// `lastLocation` (see `VehicleService.locationAnswer`); false for every trip event.
+    static func changesOnlyLocation(_ event: Event) -> Bool
 }
 
 /// The trip aggregate for the command layer.
@@ -24,6 +27,7 @@ enum TripAggregate: Aggregate {
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> Trip.Event { try Trip.Event.decode(type: type, json: json) }
     static func type(of event: Trip.Event) -> String { event.type }
     static func payload(of event: Trip.Event) throws(JourneyError) -> JSONValue { try event.encodePayloadValue() }
+    static func changesOnlyLocation(_ event: Trip.Event) -> Bool { false }
 }
 
 /// The vehicle aggregate for the command layer.
@@ -34,4 +38,13 @@ enum VehicleAggregate: Aggregate {
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> Vehicle.Event { try Vehicle.Event.decode(type: type, json: json) }
     static func type(of event: Vehicle.Event) -> String { event.type }
     static func payload(of event: Vehicle.Event) throws(JourneyError) -> JSONValue { try event.encodePayloadValue() }
+
+    /// Location events: the fleet projection renders none of what they change but `lastLocation`
+    /// (see `FleetResourceProjection.vehicleDocument`).
+    static func changesOnlyLocation(_ event: Vehicle.Event) -> Bool {
+        switch event {
+        case .locationReported, .staleLocationRecorded, .locationHistoryRecorded, .wentOffRoute, .rejoinedRoute: true
+        default: false
+        }
+    }
 }

@@ -8,8 +8,9 @@ import Synchronization
 struct Loaded<State: Sendable>: Sendable {
     var state: State
     var version: Int64
-    /// Where the event at `version` sits in the global feed, when known (nil for a new stream).
-    var position: FeedPosition? = nil
+    /// Where the latest event that changes more than a vehicle's location (see
+    /// `Aggregate.changesOnlyLocation`) sits in the global feed; nil when not known.
+    var structuralPosition: FeedPosition? = nil
 }
 
 /// Loads aggregates from their streams and appends their new events.
@@ -69,11 +70,12 @@ final class AggregateRepository: Sendable {
                 do {
                     let decoded = try A.decode(type: event.type, json: event.data)
                     loaded.state = A.evolve(loaded.state, with: decoded)
+                    if !A.changesOnlyLocation(decoded) { loaded.structuralPosition = event.feedPosition }
                 } catch {
                     // An event this build cannot read: it counts for the version, as it does in the projections.
+                    loaded.structuralPosition = event.feedPosition
                 }
                 loaded.version = event.streamVersion
-                loaded.position = event.feedPosition
             }
             if events.count < pageSize { break }
         }
@@ -139,12 +141,13 @@ final class AggregateRepository: Sendable {
             }
         }
         // A deduplicated append wrote nothing: where its events sit is not known here.
-        let position = result.deduplicated ? nil : result.feedPosition
+        let structural = result.deduplicated ? nil
+            : pending.events.allSatisfy(A.changesOnlyLocation) ? pending.before.structuralPosition : result.feedPosition
         switch pending.after {
         case let state as Trip.State:
-            remember(Loaded(state: state, version: result.lastVersion, position: position), pending.stream, cache: trips)
+            remember(Loaded(state: state, version: result.lastVersion, structuralPosition: structural), pending.stream, cache: trips)
         case let state as Vehicle.State:
-            remember(Loaded(state: state, version: result.lastVersion, position: position), pending.stream, cache: vehicles)
+            remember(Loaded(state: state, version: result.lastVersion, structuralPosition: structural), pending.stream, cache: vehicles)
         default:
             break
         }

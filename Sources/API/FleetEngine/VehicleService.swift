@@ -147,15 +147,6 @@ package final class VehicleService: Sendable {
         }
     }
 
-    /// Events after which the stored Vehicle resource differs at most in `lastLocation`: the fleet
-    /// projection renders none of what they change but the location (see `vehicleDocument`).
-    static func changesOnlyLocation(_ event: Vehicle.Event) -> Bool {
-        switch event {
-        case .locationReported, .staleLocationRecorded, .locationHistoryRecorded, .wentOffRoute, .rejoinedRoute: true
-        default: false
-        }
-    }
-
     /// How far the fleet projection may be behind a location write that is answered without waiting
     /// for it (events, by global position). Past that, location writes wait like every other write,
     /// so a sustained overload slows writers down instead of letting the read models fall behind
@@ -165,24 +156,28 @@ package final class VehicleService: Sendable {
     /// The answer to an UpdateVehicle that reported locations only, without waiting for the fleet
     /// projection to apply it; nil when the answer must come the usual way (`written`).
     ///
-    /// Such a write changes the Vehicle resource in `lastLocation` only, so once the projection has
-    /// applied the vehicle's stream up to the version the write was decided on (normally long
-    /// done), the answer is the mirrored resource with the new location put in, exactly as the
-    /// projection will render it. Taken only while this node owns the fleet projection (its mirror
-    /// is current), the projection is at most `maximumUnappliedLocations` events behind, and the
-    /// vehicle already has a location in the resource. The write stays in the
-    /// node's unseen writes, so a GetVehicle that follows waits until the projection has applied it.
+    /// Location events change the Vehicle resource in `lastLocation` only. So once the projection
+    /// has applied the vehicle's latest event that is not a location event (normally long done),
+    /// the mirrored resource differs from the one after this write at most in `lastLocation`, and
+    /// the answer is that resource with the new location put in, exactly as the projection will
+    /// render it. Taken only while this node owns the fleet projection (its mirror is current), the
+    /// projection is at most `maximumUnappliedLocations` events behind, and the vehicle already has
+    /// a location in the resource. The write stays in the node's unseen writes, so a GetVehicle
+    /// that follows waits until the projection has applied it.
     private func locationAnswer(_ provider: String, _ vehicleId: String, _ write: Write) async throws(APIError) -> JSONValue? {
-        guard let position = write.mark.position, let previous = write.before?.position, let after = write.after,
-              !write.events.isEmpty, write.events.allSatisfy(Self.changesOnlyLocation), readModel.mirrorIsCurrent,
+        guard let position = write.mark.position, let structural = write.before?.structuralPosition, let after = write.after,
+              !write.events.isEmpty, write.events.allSatisfy(VehicleAggregate.changesOnlyLocation), readModel.mirrorIsCurrent,
               let behind = readModel.eventsBehind(position), behind <= Self.maximumUnappliedLocations
         else { return nil }
-        try await settle(WriteMark(position: previous))
+        try await settle(WriteMark(position: structural))
         guard case .object(let document)? = readModel.mirrored(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else { return nil }
-        if readModel.hasApplied(position) { return FleetResourceViews.vehicle(.object(document)) }
-        guard let location = after.lastLocation, document["lastLocation"] != nil else { return nil }
-        let updated = document.map { member in (member.key, member.key == "lastLocation" ? FleetResourceJSON.vehicleLocation(location) : member.value) }
-        return FleetResourceViews.vehicle(.object(JSONObject(updated)))
+        // The location as of this write, even when later reports are applied already.
+        if let location = after.lastLocation, document["lastLocation"] != nil {
+            let updated = document.map { member in (member.key, member.key == "lastLocation" ? FleetResourceJSON.vehicleLocation(location) : member.value) }
+            return FleetResourceViews.vehicle(.object(JSONObject(updated)))
+        }
+        guard readModel.hasApplied(position) else { return Optional<JSONValue>.none }  // (`nil` alone could read as JSON null)
+        return FleetResourceViews.vehicle(.object(document))
     }
 
     /// Read-your-writes for writes that did not wait for the read model (batch ingest): waits until

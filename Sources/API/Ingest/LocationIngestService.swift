@@ -106,7 +106,8 @@ package final class LocationIngestService: Sendable {
             }
         }
         return batch.outcomes.enumerated().map { index, outcome in
-            outcome ?? .rejected(batch.reports[index]?.vehicleId ?? "", nil, APIError(.internal, "report \(index) was not decided"))
+            outcome ?? .rejected(batch.reports[index]?.vehicleId ?? "", batch.reports[index]?.eventId.map { $0.uuidString.lowercased() },
+                                 APIError(.aborted, "reports[\(index)] could not be settled in \(Self.attempts) rounds while other writers changed its vehicle; retry with the same eventId"))
         }
     }
 
