@@ -11,6 +11,7 @@ enum ShareLinkAggregate: Aggregate {
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> ShareLink.Event { try ShareLink.Event.decode(type: type, json: json) }
     static func type(of event: ShareLink.Event) -> String { event.type }
     static func payload(of event: ShareLink.Event) throws(JourneyError) -> JSONValue { try jsonPayload(event.encodePayload(), type: event.type) }
+    static func changesOnlyLocation(_ event: ShareLink.Event) -> Bool { false }
 }
 
 /// The journey-style aggregate for the command layer.
@@ -21,6 +22,7 @@ enum JourneyStyleAggregate: Aggregate {
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> JourneyStyle.Event { try JourneyStyle.Event.decode(type: type, json: json) }
     static func type(of event: JourneyStyle.Event) -> String { event.type }
     static func payload(of event: JourneyStyle.Event) throws(JourneyError) -> JSONValue { try jsonPayload(event.encodePayload(), type: event.type) }
+    static func changesOnlyLocation(_ event: JourneyStyle.Event) -> Bool { false }
 }
 
 /// A payload encoded as bytes, as the JSON value the store appends (rare events: shares and styles).
