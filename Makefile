@@ -32,6 +32,7 @@ bench: release
 	$(RELEASE_BIN) bench append
 	$(RELEASE_BIN) bench rebuild
 	$(RELEASE_BIN) bench http
+	$(RELEASE_BIN) bench ingest
 
 ## Manage the embedded cluster used by `make run`.
 db-start: build
