@@ -17,36 +17,10 @@ package enum Subprocess {
 
     /// Runs `executable` from `/` (a directory every user may enter) with `environment` added to ours.
     package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
-        let base = NSTemporaryDirectory() + "waymark-run-\(UUID().uuidString)"
-        let outPath = base + ".out", errPath = base + ".err"
-        defer {
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
-        }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        // `env -C /` starts the program in `/`; the other variables are passed as KEY=VALUE words.
-        var words = ["/usr/bin/env", "-C", "/"]
-        for (key, value) in environment.sorted(by: { $0.key < $1.key }) { words.append("\(key)=\(value)") }
-        words.append(executable)
-        words.append(contentsOf: arguments)
-        let argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
-        guard spawned == 0 else {
-            throw EmbeddedPostgres.Failure(message: "could not run \(executable): \(String(cString: strerror(spawned)))")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return Outcome(status: exitStatus,
-                       stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-                       stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+        let running = try spawn(executable, arguments, environment: environment)
+        defer { running.cleanUp() }
+        let status = running.wait()
+        return Outcome(status: status, stdout: running.stdout, stderr: running.stderr)
     }
 }
 
@@ -72,6 +46,11 @@ extension Subprocess {
         @discardableResult
         package func stop(signal: Int32 = SIGTERM) -> Int32 {
             kill(pid, signal)
+            return wait()
+        }
+
+        /// Waits for the exit; returns the exit status (128 + signal when killed).
+        package func wait() -> Int32 {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             return (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
@@ -84,9 +63,11 @@ extension Subprocess {
         }
     }
 
-    /// Starts `executable` in the background (stdin from /dev/null, stdout and stderr to files).
+    /// Starts `executable` from `/` in the background (stdin from /dev/null, stdout and stderr to
+    /// files), with `environment` added to ours.
     ///
-    /// posix_spawn, not Foundation's Process: see `run`.
+    /// posix_spawn + waitpid, not Foundation's Process: its `waitUntilExit` hung after `pg_ctl
+    /// start`, whose postmaster inherits the pipes.
     package static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {
         let base = NSTemporaryDirectory() + "waymark-spawn-\(UUID().uuidString)"
         let outPath = base + ".out", errPath = base + ".err"
@@ -96,6 +77,7 @@ extension Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // `env -C /` starts the program in `/`; the other variables are passed as KEY=VALUE words.
         var words = ["/usr/bin/env", "-C", "/"]
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { words.append("\(key)=\(value)") }
         words.append(executable)
@@ -105,7 +87,7 @@ extension Subprocess {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
         guard spawned == 0 else {
-            throw EmbeddedPostgres.Failure(message: "could not start \(executable): \(String(cString: strerror(spawned)))")
+            throw EmbeddedPostgres.Failure(message: "could not run \(executable): \(String(cString: strerror(spawned)))")
         }
         return Running(pid: pid, stdoutPath: outPath, stderrPath: errPath)
     }

@@ -99,7 +99,7 @@ package final class TripService: Sendable {
             guard state.exists else { throw .notFound("trip \(tripId) not found (provider \(provider))") }
             return [.deleteTrip(at: now)]
         }
-        try await settle(mark)
+        try await readModel.settle(mark)
     }
 
     package func search(_ request: SearchRequest, caller: Principal) async throws(APIError) -> (trips: [JSONValue], nextPageToken: String) {
@@ -292,17 +292,9 @@ package final class TripService: Sendable {
 
     // MARK: - Reading
 
-    /// Waits for the fleet projection to apply the writes (read-your-writes).
-    private func settle(_ mark: WriteMark) async throws(APIError) {
-        guard let position = mark.position else { return }
-        guard await readModel.waitUntilApplied(position) else {
-            throw APIError(.unavailable, "the change was saved, but the read model has not caught up within \(readModel.consistencyTimeout); read it again shortly")
-        }
-    }
-
     /// The trip as Create/UpdateTrip answer: the SDK view plus `vehicleWaypoints` (echoed only here).
     private func written(_ provider: String, _ tripId: String, _ mark: WriteMark) async throws(APIError) -> JSONValue {
-        try await settle(mark)
+        try await readModel.settle(mark)
         guard let document = try await readModel.document(FleetResourceProjection.tripsCollection, Self.key(provider, tripId)) else {
             throw .notFound("trip \(tripId) not found (provider \(provider))")
         }

@@ -83,7 +83,7 @@ package final class VehicleService: Sendable {
             guard state.exists else { throw .notFound("vehicle \(vehicleId) not found (provider \(provider))") }
             return [.deleteVehicle(at: now)]
         }
-        try await settle(mark.mark)
+        try await readModel.settle(mark.mark)
     }
 
     // MARK: - Writing
@@ -169,7 +169,7 @@ package final class VehicleService: Sendable {
               !write.events.isEmpty, write.events.allSatisfy(VehicleAggregate.changesOnlyLocation), readModel.mirrorIsCurrent,
               let behind = readModel.eventsBehind(position), behind <= Self.maximumUnappliedLocations
         else { return nil }
-        try await settle(WriteMark(position: structural))
+        try await readModel.settle(WriteMark(position: structural))
         guard case .object(let document)? = readModel.mirrored(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else { return nil }
         // The location as of this write, even when later reports are applied already.
         if let location = after.lastLocation, document["lastLocation"] != nil {
@@ -185,7 +185,7 @@ package final class VehicleService: Sendable {
     private func awaitOwnWrites(provider: String, vehicleId: String) async throws(APIError) {
         let stream = AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId)
         guard let position = repository.unseenWrite(stream) else { return }
-        try await settle(WriteMark(position: position))
+        try await readModel.settle(WriteMark(position: position))
         repository.sawApplied(stream, position)
     }
 
@@ -193,18 +193,11 @@ package final class VehicleService: Sendable {
     /// this node's latest append (UpdateVehicle of locations and batch ingest answer before that).
     func awaitAllOwnWrites() async throws(APIError) {
         guard let position = repository.latestWrite, !readModel.hasApplied(position) else { return }
-        try await settle(WriteMark(position: position))
-    }
-
-    private func settle(_ mark: WriteMark) async throws(APIError) {
-        guard let position = mark.position else { return }
-        guard await readModel.waitUntilApplied(position) else {
-            throw APIError(.unavailable, "the change was saved, but the read model has not caught up within \(readModel.consistencyTimeout); read it again shortly")
-        }
+        try await readModel.settle(WriteMark(position: position))
     }
 
     private func written(_ provider: String, _ vehicleId: String, _ mark: WriteMark) async throws(APIError) -> JSONValue {
-        try await settle(mark)
+        try await readModel.settle(mark)
         if let position = mark.position { repository.sawApplied(AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId), position) }
         guard let document = try await readModel.document(FleetResourceProjection.vehiclesCollection, Self.key(provider, vehicleId)) else {
             throw .notFound("vehicle \(vehicleId) not found (provider \(provider))")

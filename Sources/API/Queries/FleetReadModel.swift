@@ -73,6 +73,15 @@ struct FleetReadModel: Sendable {
         return max(0, position.globalPosition - status.checkpoint.globalPosition)
     }
 
+    /// Waits for the fleet projection to apply a command's writes (read-your-writes); UNAVAILABLE,
+    /// saying the change was kept, after `consistencyTimeout`.
+    func settle(_ mark: WriteMark) async throws(APIError) {
+        guard let position = mark.position else { return }
+        guard await waitUntilApplied(position) else {
+            throw APIError(.unavailable, "the change was saved, but the read model has not caught up within \(consistencyTimeout); read it again shortly")
+        }
+    }
+
     /// Waits until the fleet projection has applied `position`; false after `consistencyTimeout`.
     func waitUntilApplied(_ position: FeedPosition) async -> Bool {
         let timeout = consistencyTimeout
