@@ -17,6 +17,8 @@ let package = Package(
         // C libraries from Debian packages. Each has exactly one Swift owner.
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // glibc's posix_spawn close-from action, hidden from Swift's Glibc module (header only).
+        .systemLibrary(name: "CSpawn", path: "Sources/CSpawn"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Pure modules.
@@ -28,7 +30,7 @@ let package = Package(
 
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
-        .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: settings),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "CSpawn"], swiftSettings: settings),
         .target(name: "HTTP", dependencies: ["CMicroHTTPD"], swiftSettings: settings),
 
         // Storage.

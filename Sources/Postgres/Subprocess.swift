@@ -1,4 +1,5 @@
 import Foundation
+import CSpawn
 
 /// Runs programs to completion with `posix_spawn` and `waitpid`.
 ///
@@ -77,6 +78,9 @@ extension Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Nothing else is inherited: a child holding a copy of one of our sockets (a client
+        // connection, a listener) would keep it open after we close it.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         // `env -C /` starts the program in `/`; the other variables are passed as KEY=VALUE words.
         var words = ["/usr/bin/env", "-C", "/"]
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { words.append("\(key)=\(value)") }
