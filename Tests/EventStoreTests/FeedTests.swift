@@ -62,20 +62,25 @@ import Simulator
     @Test func feedWhileATransactionIsOpenReturnsNothingAboveItsHorizon() async throws {
         try await TestDatabase.withTestDatabase { url in
             let store = makeStore(url)
-            let opened = Bag<Int>()
+            let opened = Bag<Int>(), released = Bag<Int>()
+            // The transaction stays open until the test has looked (not for a fixed time: on a
+            // loaded machine the append and read could outlast any sleep).
             let blocker = Task.detached {
                 try await Blocking.run {
                     let connection = try Connection(conninfo: url)
                     try connection.execute("BEGIN")
                     try connection.query(Self.insertSQL, ["{trip:f/open}", "{1}", "{\(UUID().uuidString)}"])
                     opened.add(1)
-                    Thread.sleep(forTimeInterval: 1.0)
+                    let deadline = Date().addingTimeInterval(60)
+                    while released.count == 0 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
                     try connection.execute("ROLLBACK")
                 }
             }
             try await waitUntil("blocker opened") { opened.count == 1 }
             _ = try await store.append([event()], to: "trip:f/committed", expectedVersion: .any)
-            #expect(try await store.readAll(after: .start).isEmpty, "a commit newer than an open transaction must wait")
+            let whileOpen = try await store.readAll(after: .start)
+            released.add(1)
+            #expect(whileOpen.isEmpty, "a commit newer than an open transaction must wait")
             try await blocker.value
             var after: [RecordedEvent] = []
             for _ in 0..<500 where after.isEmpty {
