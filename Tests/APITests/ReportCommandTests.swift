@@ -1,6 +1,7 @@
 import API
 import Foundation
 import JSON
+import Postgres
 import Testing
 import TestSupport
 
