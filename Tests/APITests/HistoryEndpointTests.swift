@@ -60,7 +60,7 @@ extension AuditEndpoints {
                 #expect(pages == (all.count + 4) / 5 || pages == (all.count + 4) / 5 + 1)
                 // A location report: data.location is the VehicleLocation, its location the LatLng; deviceTime its updateTime.
                 let report = try #require(all.last { $0["type"]?.stringValue == "VehicleLocationReported" })
-                #expect(report["data"]?["location"]?["location"]?["latitude"]?.doubleValue == 52.5211)
+                #expect(report["data"]?["location"]?["location"]?["latitude"]?.doubleValue == 52.52 + Double(11) / 10_000)
                 #expect(report["data"]?["location"]?["location"]?["longitude"]?.doubleValue == 13.405)
                 if let device = report["data"]?["location"]?["updateTime"]?.stringValue {
                     #expect(report["deviceTime"]?.stringValue == device)
@@ -98,7 +98,9 @@ extension AuditEndpoints {
             try await TestServer.with { server in
                 try await server.createVehicle("v-1")
                 try await server.report(latitude: 52.5201)  // before the trip: not part of it
-                try await server.startTrip()
+                try await server.createTrip("t-1")
+                let (status0, body0) = try await server.updateTrip("t-1", mask: "vehicleId,tripStatus", #"{"vehicleId":"v-1","tripStatus":"ENROUTE_TO_PICKUP"}"#)
+                try #require(status0 == 200, "assign: \(body0)")
                 try await server.report(latitude: 52.5202)
                 try await server.report(latitude: 52.5203)
                 try await server.completeTrip()
@@ -132,7 +134,6 @@ extension AuditEndpoints {
         @Test func historyRefusesOtherRolesUnknownStreamsAndBadFiltersWithFleetEngineErrors() async throws {
             try await TestServer.with { server in
                 try await server.startTrip()
-                let before = try await server.eventCount()
                 // Roles: only server and auditor; another provider's token is refused.
                 expectError(try await server.history("trips/t-1", token: server.token(.driver, vehicle: "v-1")), 403, "PERMISSION_DENIED")
                 expectError(try await server.history("trips/t-1", token: server.token(.consumer, trip: "t-1")), 403, "PERMISSION_DENIED")
@@ -140,6 +141,7 @@ extension AuditEndpoints {
                 expectError(try await server.history("trips/t-1", token: server.token(.auditor, provider: "other")), 403, "PERMISSION_DENIED")
                 let (shareStatus, share) = try await server.json("POST", "/v1/providers/acme/trips/t-1:share", "{}")
                 try #require(shareStatus == 200, "\(share)")
+                let before = try await server.eventCount()
                 expectError(try await server.history("trips/t-1", token: share["token"]?.stringValue), 403, "PERMISSION_DENIED")
                 let anonymous = try await server.request("GET", "/v1/providers/acme/trips/t-1/history")
                 #expect(anonymous.status == 401)

@@ -108,7 +108,6 @@ extension AuditEndpoints {
                 try await server.startTrip(consumer: "rider-1")
                 try await server.waitForProjections()
                 let now = Timestamp(Date()).rfc3339
-                let before = try await server.eventCount()
                 func journey(_ query: String, token: String? = nil) async throws -> (Int, JSONValue) {
                     let response = try await server.journey("t-1", token: token, query: query)
                     return (response.status, response.json)
@@ -119,6 +118,7 @@ extension AuditEndpoints {
                 expectError(try await journey("?asOf=\(now)", token: server.token(.server, provider: "other")), 403, "PERMISSION_DENIED")
                 let (shareStatus, share) = try await server.json("POST", "/v1/providers/acme/trips/t-1:share", "{}")
                 try #require(shareStatus == 200, "\(share)")
+                let before = try await server.eventCount()
                 expectError(try await journey("?asOf=\(now)", token: share["token"]?.stringValue), 403, "PERMISSION_DENIED")
                 #expect(try await journey("", token: share["token"]?.stringValue).0 == 200)  // the live view it may read
 

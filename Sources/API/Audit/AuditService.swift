@@ -73,7 +73,7 @@ package final class AuditService: Sendable {
         try caller.requireProvider(request.provider)
         try caller.require([.server, .auditor], to: "read event history")
         let stream = Self.streamId(request.provider, request.subject)
-        let scope = "history\n\(stream)\n\(request.includeVehicle ? "vehicle" : "")"
+        let scope = "history \(stream)\(request.includeVehicle ? " include=vehicle" : "")"
         var cursors: [Int64] = []
         if let token = request.pageToken {
             let text = try PageToken.decode(token, scope: scope)
