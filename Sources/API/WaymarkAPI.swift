@@ -17,6 +17,8 @@ package final class WaymarkAPI: Sendable {
     package let riders: RiderService
     /// Batch location ingest (`vehicles:reportLocations`).
     package let ingest: LocationIngestService
+    /// History, time travel and the route audit.
+    package let audit: AuditService
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -52,6 +54,7 @@ package final class WaymarkAPI: Sendable {
         riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
                               clock: clock, publicURL: publicURL)
         ingest = LocationIngestService(repository: repository, clock: clock)
+        audit = AuditService(store: store, clock: clock)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
     }
 

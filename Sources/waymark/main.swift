@@ -12,6 +12,8 @@ let usage = """
                             rebuild read models from position zero into fresh tables, swapped in atomically
       verify-projections [--projection NAME]
                             rebuild in memory and compare with the live read models; exit 1 on any difference
+      report trip T [--provider P] [--out-dir DIR]
+                            print the trip's route audit and write DIR/trip-T.svg (planned vs driven, off-route in red)
       token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
                             print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
       bench append          measure appends beside the raw COPY ceiling (--events N)
@@ -45,6 +47,8 @@ do {
         try await ProjectionCommands.verify(rest, environment: environment)
     case "bench":
         try await BenchCommand.run(rest, environment: environment)
+    case "report":
+        try ReportCommand.run(rest, environment: environment)
     case "token":
         try TokenCommand.run(rest, environment: environment)
     case "help", "--help", "-h":

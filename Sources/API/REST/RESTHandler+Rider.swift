@@ -78,6 +78,11 @@ extension RESTHandler {
                 }
                 waitSeconds = seconds
             }
+            if let asOf = try Self.timestamp(&query, "asOf") {
+                guard waitSeconds == 0 else { throw .invalidArgument("waitSeconds cannot be combined with asOf: a past view never changes") }
+                try query.finish()
+                return Self.json(try await api.audit.journey(provider: provider, tripId: tripId, asOf: asOf, reader: reader))
+            }
             try query.finish()
             let answer = try await riders.journey(provider: provider, tripId: tripId, reader: reader, ifNoneMatch: request.header("if-none-match"), waitSeconds: waitSeconds)
             return Self.journeyResponse(answer)

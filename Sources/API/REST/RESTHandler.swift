@@ -21,6 +21,9 @@ package final class RESTHandler: HTTPHandler {
             if let rider = try RiderRoute.match(method: request.method, path: request.path) {
                 label = rider.label
                 response = try await handleRider(rider, request)
+            } else if let audit = try AuditRoute.match(method: request.method, path: request.path) {
+                label = audit.label
+                response = try await handleAudit(audit, request)
             } else {
                 let route = try Route.match(method: request.method, path: request.path)
                 label = route.label
@@ -86,9 +89,14 @@ package final class RESTHandler: HTTPHandler {
             if let format = try query.value("routeFormatType") {
                 _ = try ProtoValue.enumName(QueryParameters.json(format), .polylineFormatType, at: "routeFormatType")
             }
+            let asOf = try Self.timestamp(&query, "asOf")
             try query.finish()
             let request = TripService.GetRequest(provider: provider, tripId: tripId, view: view == "JOURNEY_SHARING_V1S" ? .journeySharing : .sdk, versions: versions)
-            result = try await trips.get(request, caller: caller)
+            if let asOf {
+                result = try await api.audit.trip(request, asOf: asOf, caller: caller)
+            } else {
+                result = try await trips.get(request, caller: caller)
+            }
         case .updateTrip(let provider, let tripId):
             let mask = try Self.mask(&query)
             try query.finish()

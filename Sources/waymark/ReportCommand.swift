@@ -1,0 +1,59 @@
+import Foundation
+import JSON
+import Postgres
+import ReadModels
+
+/// `waymark report trip T [--provider P] [--out-dir DIR]`: the trip's route audit for people, and
+/// `trip-T.svg` (planned route against driven path, off-route stretches in red) in DIR (default: here).
+///
+/// Reads the `route_audit` read model (what `GET .../routeAudit` serves). Without `--provider`
+/// the trip id must belong to exactly one provider.
+enum ReportCommand {
+    static func run(_ arguments: [String], environment: [String: String]) throws {
+        let flags = try Flags(arguments)
+        guard flags.positional.first == "trip" else { throw UsageError("report needs a subject: waymark report trip T [--provider P]") }
+        guard flags.positional.count == 2, let tripId = flags.positional.last, !tripId.isEmpty else {
+            throw UsageError("report trip needs exactly one trip id: waymark report trip T [--provider P]")
+        }
+        guard !tripId.contains("/") else { throw UsageError("a trip id cannot contain \"/\" (got \(tripId.debugDescription))") }
+        let settings = try Settings.load(environment, flags: flags)
+        let logger = Logger(label: "waymark.report", minimum: settings.logLevel)
+        let directory = flags.value("out-dir") ?? "."
+        let database = try Database.open(settings, logger: logger)
+        defer { database.close(logger: logger) }
+        try database.migrate(logger: logger)
+        let connection = try Connection(conninfo: database.url)
+        let rows: [(String, String)]
+        if let provider = flags.value("provider") {
+            let key = "providers/\(provider)/trips/\(tripId)"
+            rows = try connection.query("SELECT key, document::text FROM rm_route_audit WHERE collection = $1 AND key = $2",
+                                        [RouteAuditProjection.auditsCollection, key]).rows.map { (try $0.string(0), try $0.string(1)) }
+        } else {
+            rows = try connection.query("""
+                SELECT key, document::text FROM rm_route_audit
+                WHERE collection = $1 AND key LIKE 'providers/%' AND split_part(key, '/', 3) = 'trips' AND split_part(key, '/', 4) = $2
+                  AND split_part(key, '/', 5) = '' ORDER BY key
+                """, [RouteAuditProjection.auditsCollection, tripId]).rows.map { (try $0.string(0), try $0.string(1)) }
+        }
+        guard let (key, text) = rows.first else {
+            throw ReportError("no route audit of trip \(tripId.debugDescription)\(flags.value("provider").map { " (provider \($0))" } ?? "") in the route_audit read model")
+        }
+        guard rows.count == 1 else {
+            let providers = rows.map { $0.0.split(separator: "/")[1] }.joined(separator: ", ")
+            throw ReportError("trip \(tripId.debugDescription) exists for several providers (\(providers)): name one with --provider (\(key))")
+        }
+        let audit = try JSONValue.parse(text)
+        let path = (directory as NSString).appendingPathComponent("trip-\(tripId).svg")
+        guard FileManager.default.createFile(atPath: path, contents: Data(RouteAuditReport.svg(audit).utf8)) else {
+            throw ReportError("could not write \(path)")
+        }
+        FileHandle.standardOutput.write(Data(RouteAuditReport.text(audit).utf8))
+        printOut("\nmap: \(path)")
+    }
+}
+
+/// A report that cannot be made (exit status 1).
+struct ReportError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
