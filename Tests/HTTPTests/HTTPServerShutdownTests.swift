@@ -111,7 +111,8 @@ struct HTTPServerShutdownTests {
         let clock = ContinuousClock()
         let started = clock.now
         await server.shutdown(grace: .milliseconds(200))
-        #expect(clock.now - started < .seconds(3))
+        // Far below the handler's 30 s, with room for a loaded machine (3 s was exceeded there).
+        #expect(clock.now - started < .seconds(10))
         let response = try await stuck
         #expect(response.status == 503)
         #expect(response.headers["Connection"]?.lowercased() == "close")
