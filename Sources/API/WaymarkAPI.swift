@@ -34,9 +34,11 @@ package final class WaymarkAPI: Sendable {
     ///   - mirror: the fleet runner's `DocumentMirror` (see `fleetMirror()`), to answer reads from memory while this node owns the projection.
     ///   - journeyMirror: the journey runner's `DocumentMirror` (see `journeyMirror()`): journeys are served and pushed from it.
     ///   - publicURL: the base of share-link URLs (`WAYMARK_PUBLIC_URL`); nil: `http://` and the request's Host.
+    ///   - horizonWarningSeconds: how old the feed's horizon (the oldest open transaction) may get before `/readyz` warns.
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
-                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil) {
+                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
+                 horizonWarningSeconds: Double = 30) {
         self.store = store
         self.runners = runners
         self.authenticator = authenticator
@@ -55,7 +57,7 @@ package final class WaymarkAPI: Sendable {
                               clock: clock, publicURL: publicURL)
         ingest = LocationIngestService(repository: repository, clock: clock)
         audit = AuditService(store: store, clock: clock)
-        readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
+        readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name), horizonWarningSeconds: horizonWarningSeconds)
     }
 
     /// A mirror for the fleet projection's runner holding what GetTrip and GetVehicle read.
@@ -88,8 +90,13 @@ package final class WaymarkAPI: Sendable {
         serverGauges.withLock { $0 = read }
     }
 
-    func renderMetrics() -> String {
+    /// `horizon`: the feed horizon's age when the database answered (nil: it did not).
+    func renderMetrics(horizon: Readiness.Horizon? = nil) -> String {
         var extra: [String] = []
+        if let horizon {
+            extra += ["# HELP waymark_feed_horizon_age_seconds Age of the oldest open transaction holding back the event feed every projection reads.",
+                      "# TYPE waymark_feed_horizon_age_seconds gauge", "waymark_feed_horizon_age_seconds \(Metrics.format(horizon.ageSeconds))"]
+        }
         if let read = serverGauges.withLock({ $0 }) {
             let gauges = read()
             extra += ["# TYPE waymark_http_in_flight_requests gauge", "waymark_http_in_flight_requests \(gauges.inFlight)",

@@ -47,7 +47,8 @@ enum ServeCommand {
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
             // Built before the runners start, so the journey hub observes the mirror from its first load.
             let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror, journeyMirror: journeyMirror,
-                                 consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) })
+                                 consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
+                                 horizonWarningSeconds: Double(http.horizonWarningSeconds))
             for runner in runners { runner.start() }
             let accessLogger = logger
             let server = HTTPServer(

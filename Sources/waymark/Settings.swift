@@ -86,6 +86,8 @@ struct HTTPSettings {
     var consistencyTimeoutSeconds: Int
     /// The base of share-link URLs; nil: `http://` and the request's Host header.
     var publicURL: String?
+    /// `/readyz` warns when the feed's horizon is older than this.
+    var horizonWarningSeconds: Int
 
     static func load(_ environment: [String: String], flags: Flags) throws -> HTTPSettings {
         let host = flags.value("host") ?? environment["WAYMARK_HTTP_HOST"] ?? "127.0.0.1"
@@ -116,6 +118,10 @@ struct HTTPSettings {
         guard let consistency = Int(consistencyText), (1...600).contains(consistency) else {
             throw UsageError("WAYMARK_CONSISTENCY_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, got \(consistencyText.debugDescription)")
         }
+        let horizonText = environment["WAYMARK_HORIZON_WARNING_SECONDS"] ?? "30"
+        guard let horizonWarning = Int(horizonText), (1...86_400).contains(horizonWarning) else {
+            throw UsageError("WAYMARK_HORIZON_WARNING_SECONDS must be a whole number of seconds from 1 to 86400, got \(horizonText.debugDescription)")
+        }
         var publicURL = environment["WAYMARK_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let url = publicURL {
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
@@ -124,6 +130,6 @@ struct HTTPSettings {
             while publicURL?.hasSuffix("/") == true { publicURL?.removeLast() }
         }
         return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys, consistencyTimeoutSeconds: consistency,
-                            publicURL: publicURL)
+                            publicURL: publicURL, horizonWarningSeconds: horizonWarning)
     }
 }

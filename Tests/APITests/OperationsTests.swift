@@ -1,6 +1,8 @@
 import API
 import Foundation
 import JSON
+import Postgres
+import Synchronization
 import Testing
 import TestSupport
 
@@ -26,6 +28,46 @@ import TestSupport
             let openAPI = try await server.request("GET", "/openapi.json")
             let checkedIn = try [UInt8](Data(contentsOf: URL(fileURLWithPath: WaymarkBinary.packageRoot + "/api/openapi.json")))
             #expect(openAPI.status == 200 && openAPI.body == checkedIn)
+        }
+    }
+
+    /// One transaction left open holds every projection back (the feed is read below it); the
+    /// lag check cannot see that, so its age is a metric and a warning of its own.
+    @Test func aTransactionLeftOpenShowsAsTheFeedHorizonsAgeInMetricsAndAsAReadinessWarning() async throws {
+        try await TestServer.with(environment: ["WAYMARK_HORIZON_WARNING_SECONDS": "1"]) { server in
+            let url = server.databaseURL
+            let opened = Latch(), released = Latch()
+            let holder = Task.detached {
+                try await Blocking.run {
+                    let connection = try Connection(conninfo: url)
+                    try connection.execute("SET application_name = 'forgotten-psql'")
+                    try connection.execute("BEGIN")
+                    _ = try connection.query("SELECT pg_current_xact_id()")  // an xid: now it bounds the horizon
+                    opened.open()
+                    let deadline = Date().addingTimeInterval(60)
+                    while !released.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                    try connection.execute("ROLLBACK")
+                }
+            }
+            while !opened.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(2_200))
+            let ready = try await server.request("GET", "/readyz")
+            let metrics = try await server.request("GET", "/metrics")
+            released.open()
+            try await holder.value
+            #expect(ready.text.contains("held back") && ready.text.contains("forgotten-psql"), "\(ready.text) \(metrics.text.suffix(400))")
+            let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("waymark_feed_horizon_age_seconds ") }
+            let age = line.flatMap { Double($0.split(separator: " ")[1]) }
+            #expect((age ?? 0) >= 2, "\(line ?? "no horizon metric")")
+        }
+    }
+
+    @Test func migratedDatabasesEndTransactionsLeftIdleAfterAMinute() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                #expect(try connection.query("SHOW idle_in_transaction_session_timeout").rows.first?[0] == "1min")
+            }
         }
     }
 
@@ -63,4 +105,11 @@ import TestSupport
             #expect(status == 0, "exit status \(status)")
         }
     }
+}
+
+/// A flag one task raises and another polls.
+private final class Latch: Sendable {
+    private let state = Mutex(false)
+    func open() { state.withLock { $0 = true } }
+    var isOpen: Bool { state.withLock { $0 } }
 }

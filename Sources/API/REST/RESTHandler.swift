@@ -50,11 +50,12 @@ package final class RESTHandler: HTTPHandler {
             let report = await api.readiness.check()
             var members: [(String, JSONValue)] = [("status", .string(report.ready ? "ready" : "not ready"))]
             if let problem = report.problem { members.append(("reason", .string(problem))) }
+            if !report.warnings.isEmpty { members.append(("warnings", .array(report.warnings.map { .string($0) }))) }
             return Self.json(.object(JSONObject(members)), status: report.ready ? 200 : 503)
         case .metrics:
             try query.finish()
             return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                body: .bytes(Array(api.renderMetrics().utf8)))
+                                body: .bytes(Array(api.renderMetrics(horizon: try? await api.readiness.horizon()).utf8)))
         case .openAPI:
             try query.finish()
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(api.openAPIDocument))
