@@ -29,17 +29,25 @@ func accessHandler(
     guard let existing = requestContext.pointee else {
         // First call: headers only.
         let headers = HTTPHeaders(connectionValues(connection, kind: .HEADER_KIND))
+        // Path and query are percent-decoded by libmicrohttpd; bytes that are not UTF-8 are
+        // refused, not repaired into U+FFFD (an id would silently become another id).
+        let path = url.flatMap { String(validatingCString: $0) }
+        let query = connectionValues(connection, kind: .GET_ARGUMENT_KIND, strict: true)
         let context = RequestContext(
             connection: ConnectionHandle(pointer: connection),
             method: method.map { String(cString: $0) } ?? "",
-            path: url.map { String(cString: $0) } ?? "",
-            query: connectionValues(connection, kind: .GET_ARGUMENT_KIND),
+            path: path ?? url.map { String(cString: $0) } ?? "",
+            query: query ?? [],
             headers: headers,
             started: .now
         )
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
         if core.draining.load(ordering: .acquiring) {
             return core.queueError(503, "the server is shutting down", for: context, on: connection, close: true)
+        }
+        if path == nil || query == nil {
+            return core.queueError(400, "the request's \(path == nil ? "path" : "query string") is not valid UTF-8 once percent-decoded",
+                                   for: context, on: connection, close: true)
         }
         if let declared = headers["Content-Length"].flatMap({ UInt64($0) }), declared > UInt64(limit) {
             return core.queueError(413, "the request body of \(declared) bytes exceeds the limit of \(limit) bytes",
@@ -151,16 +159,32 @@ func releaseStream(_ cls: UnsafeMutableRawPointer?) {
     binding.stream.detach()
 }
 
-/// Every value of one kind (headers, query arguments) in the order MHD received them.
+/// Every value of one kind (headers, query arguments) in the order MHD received them; bytes
+/// that are not UTF-8 become U+FFFD.
 func connectionValues(_ connection: OpaquePointer, kind: MHD_ValueKind) -> [(name: String, value: String)] {
-    var values: [(name: String, value: String)] = []
-    withUnsafeMutablePointer(to: &values) { pointer in
+    var collected = CollectedValues(strict: false)
+    withUnsafeMutablePointer(to: &collected) { pointer in
         _ = MHD_get_connection_values(connection, kind, collectValue, UnsafeMutableRawPointer(pointer))
     }
-    return values
+    return collected.values
 }
 
-/// MHD's key-value iterator: appends to the array `cls` points to.
+/// The same, but nil when a name or value is not valid UTF-8.
+func connectionValues(_ connection: OpaquePointer, kind: MHD_ValueKind, strict: Bool) -> [(name: String, value: String)]? {
+    var collected = CollectedValues(strict: strict)
+    withUnsafeMutablePointer(to: &collected) { pointer in
+        _ = MHD_get_connection_values(connection, kind, collectValue, UnsafeMutableRawPointer(pointer))
+    }
+    return collected.invalid ? nil : collected.values
+}
+
+private struct CollectedValues {
+    let strict: Bool
+    var values: [(name: String, value: String)] = []
+    var invalid = false
+}
+
+/// MHD's key-value iterator: appends to the `CollectedValues` `cls` points to.
 private func collectValue(
     _ cls: UnsafeMutableRawPointer?,
     _ kind: MHD_ValueKind,
@@ -168,8 +192,16 @@ private func collectValue(
     _ value: UnsafePointer<CChar>?
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    let values = cls.assumingMemoryBound(to: [(name: String, value: String)].self)
-    values.pointee.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+    let collected = cls.assumingMemoryBound(to: CollectedValues.self)
+    if collected.pointee.strict {
+        guard let name = String(validatingCString: key), let text = value.map({ String(validatingCString: $0) }) ?? "" else {
+            collected.pointee.invalid = true
+            return .NO
+        }
+        collected.pointee.values.append((name: name, value: text))
+    } else {
+        collected.pointee.values.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+    }
     return .YES
 }
 

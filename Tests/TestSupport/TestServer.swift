@@ -97,11 +97,17 @@ package final class TestServer: Sendable {
     /// Sends one request. `body` as text; `contentType` defaults to JSON when there is a body.
     package func request(_ method: String, _ path: String, body: String? = nil, token: String? = nil,
                          contentType: String? = "application/json", headers: [String: String] = [:]) async throws -> Response {
+        try await request(method, path, bytes: body.map { Array($0.utf8) }, token: token, contentType: contentType, headers: headers)
+    }
+
+    /// Sends one request with a body of raw bytes (which need not be UTF-8).
+    package func request(_ method: String, _ path: String, bytes body: [UInt8]?, token: String? = nil,
+                         contentType: String? = "application/json", headers: [String: String] = [:]) async throws -> Response {
         guard let url = URL(string: baseURL + path) else { throw TestSetupError("bad path \(path)") }
         var request = URLRequest(url: url)
         request.httpMethod = method
         if let body {
-            request.httpBody = Data(body.utf8)
+            request.httpBody = Data(body)
             if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
         }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
