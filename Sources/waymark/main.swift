@@ -12,6 +12,12 @@ let usage = """
                             rebuild read models from position zero into fresh tables, swapped in atomically
       verify-projections [--projection NAME]
                             rebuild in memory and compare with the live read models; exit 1 on any difference
+      verify [--stream S] [--since T]
+                            recompute every stream's hash chain (and the signed roots when WAYMARK_AUDIT_KEY is set);
+                            one line per broken stream or root, exit 1 on any break
+      export --provider P [--since T] [--until T] [--stream S] [--format ndjson|csv]
+                            write the provider's events to stdout in feed order (COPY; progress on a terminal)
+      import FILE           load an NDJSON export into an empty database, keeping positions and hashes, and verify it
       token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
                             print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
       bench append          measure appends beside the raw COPY ceiling (--events N)
@@ -23,7 +29,8 @@ let usage = """
 
     environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL,
                  WAYMARK_HTTP_HOST, WAYMARK_HTTP_PORT, WAYMARK_HTTP_THREADS, WAYMARK_MAX_BODY_BYTES,
-                 WAYMARK_JWT_SECRET, WAYMARK_JWT_PUBLIC_KEYS (comma-separated PEM files for RS256)
+                 WAYMARK_JWT_SECRET, WAYMARK_JWT_PUBLIC_KEYS (comma-separated PEM files for RS256),
+                 WAYMARK_AUDIT_KEY, WAYMARK_AUDIT_ROOT_EVERY, WAYMARK_AUDIT_ROOT_SECONDS (signed roots)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -45,6 +52,12 @@ do {
         try await ProjectionCommands.verify(rest, environment: environment)
     case "bench":
         try await BenchCommand.run(rest, environment: environment)
+    case "verify":
+        try await AuditCommands.verify(rest, environment: environment)
+    case "export":
+        try await AuditCommands.export(rest, environment: environment)
+    case "import":
+        try await AuditCommands.importFile(rest, environment: environment)
     case "token":
         try TokenCommand.run(rest, environment: environment)
     case "help", "--help", "-h":
