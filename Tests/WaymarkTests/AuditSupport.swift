@@ -26,9 +26,11 @@ func loadWorkload(_ url: String, events: Int, provider: String = "acme", clock: 
             batch = []
             batchEvents = 0
         }
-        func add(_ command: WorkloadCommand) async throws {
+        func add(_ command: WorkloadCommand, renaming: Bool = false) async throws {
             for append in command.appends {
-                batch.append(StreamAppend(streamId: append.streamId, expectedVersion: append.expectedVersion == 0 ? .noStream : .exact(append.expectedVersion),
+                // The flood names its vehicles like the fleet's: give them streams of their own.
+                let stream = renaming ? append.streamId.replacingOccurrences(of: "/vehicle-", with: "/flood-") : append.streamId
+                batch.append(StreamAppend(streamId: stream, expectedVersion: append.expectedVersion == 0 ? .noStream : .exact(append.expectedVersion),
                                           events: append.events.map { EventData(id: $0.id, type: $0.type, data: $0.data, metadata: ["source": "test"]) }))
                 batchEvents += append.events.count
                 loaded += append.events.count
@@ -36,14 +38,16 @@ func loadWorkload(_ url: String, events: Int, provider: String = "acme", clock: 
             if batchEvents >= 5_000 { try await flush() }
         }
         let trips = max(1, min(200, events / 500))
-        for command in DomainWorkload(seed: 0xA0D17, provider: provider, vehicles: max(2, trips / 4), trips: trips, start: start) {
+        // Event ids come from the seed: each provider gets its own.
+        let salt = provider.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) }
+        for command in DomainWorkload(seed: 0xA0D17 ^ salt, provider: provider, vehicles: max(2, trips / 4), trips: trips, start: start) {
             let n = command.appends.reduce(0) { $0 + $1.events.count }
             guard loaded + n <= events / 10 || loaded == 0 else { break }
             try await add(command)
         }
         if events > loaded {
-            for command in DomainWorkloadFlood(seed: 0xF1D, provider: provider, vehicles: 50, events: events - loaded, start: start) {
-                try await add(command)
+            for command in DomainWorkloadFlood(seed: 0xF1D ^ salt, provider: provider, vehicles: 50, events: events - loaded, start: start) {
+                try await add(command, renaming: true)
             }
         }
         try await flush()
