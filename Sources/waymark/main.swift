@@ -22,6 +22,7 @@ let usage = """
                             print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
       bench append          measure appends beside the raw COPY ceiling (--events N)
       bench rebuild         measure read-model rebuilds beside the raw read ceiling (--events N)
+      bench export          waymark export and waymark verify beside a raw COPY of the same rows (--events N)
       bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
       help                  show this text
 
