@@ -12,6 +12,7 @@ enum AuditCommands {
     /// stdout and exit status 1 on any break, else a summary and exit status 0.
     static func verify(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments)
+        if let file = flags.value("file") { return try verifyFile(file) }
         let settings = try Settings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.verify", minimum: settings.logLevel)
         var verifier = ChainVerifier(stream: flags.value("stream"), sinceMicros: try time(flags, "since"))
@@ -23,7 +24,7 @@ enum AuditCommands {
         let progress = TerminalProgress(label: "verify")
         let chainVerifier = verifier
         let started = ContinuousClock.now
-        let (chains, roots) = try await onConnection(database.url) { connection -> (ChainVerification, (roots: Int, breaks: [AuditRootBreak])?) in
+        let (chains, roots) = try await onConnection(database.url) { connection -> (ChainVerification, AuditRoots.RootVerification?) in
             let chains = try chainVerifier.run(on: connection) { progress.update($0) }
             progress.finish()
             let roots = try key.map { key in try AuditRoots.verify(on: connection, key: key) }
@@ -32,7 +33,9 @@ enum AuditCommands {
         let seconds = max((ContinuousClock.now - started).seconds, 0.000_001)
         for broken in chains.breaks { printOut(broken.description) }
         for broken in roots?.breaks ?? [] { printOut(broken.description) }
-        let rootSummary = roots.map { "\($0.roots) signed roots checked" } ?? "signed roots not checked (WAYMARK_AUDIT_KEY is not set)"
+        let rootSummary = roots.map { roots in
+            "\(roots.roots - roots.archived) signed roots checked" + (roots.archived > 0 ? ", \(roots.archived) not rechecked (they cover archived vehicle events)" : "")
+        } ?? "signed roots not checked (WAYMARK_AUDIT_KEY is not set)"
         let summary = "\(chains.streams) streams, \(chains.events) events in \(String(format: "%.2f", seconds)) s "
             + "(\(Int((Double(chains.events) / seconds).rounded())) events/s); \(rootSummary)"
         let broken = chains.breaks.count + (roots?.breaks.count ?? 0)
@@ -90,6 +93,78 @@ enum AuditCommands {
         progress.finish()
         let seconds = max((ContinuousClock.now - started).seconds, 0.000_001)
         printOut("imported \(report.events) events in \(report.streams) streams in \(String(format: "%.2f", seconds)) s; every chain verified")
+    }
+
+    /// `verify --file F`: an export or archive file on its own, without the database.
+    static func verifyFile(_ path: String) throws {
+        guard let file = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot open \(path.debugDescription) for reading") }
+        let reader = ChunkReader(file: file)
+        let started = ContinuousClock.now
+        let report = try ExportFileVerifier().run(read: { try reader.next() })
+        let seconds = max((ContinuousClock.now - started).seconds, 0.000_001)
+        for broken in report.breaks { printOut(broken.description) }
+        let summary = "\(report.heads.count) streams, \(report.events) events in \(String(format: "%.2f", seconds)) s; "
+            + "\(report.continued) streams continue an earlier archive (checked from their first event in the file)"
+        if !report.breaks.isEmpty {
+            printOut("verify FAILED: \(report.breaks.count) broken streams; \(summary)")
+            exit(1)
+        }
+        printOut("verify OK: \(summary)")
+    }
+
+    /// `archive --before T --to FILE`: exports the vehicle events of every whole daily partition
+    /// before T (and before today), verifies the file, records each stream's anchor and drops the partitions.
+    static func archive(_ arguments: [String], environment: [String: String]) async throws {
+        let flags = try Flags(arguments)
+        let settings = try Settings.load(environment, flags: flags)
+        let logger = Logger(label: "waymark.archive", minimum: settings.logLevel)
+        guard let cutoff = try time(flags, "before") else { throw UsageError("archive needs --before T (RFC 3339)") }
+        guard let path = flags.value("to"), !path.isEmpty else { throw UsageError("archive needs --to FILE") }
+        guard !FileManager.default.fileExists(atPath: path) else { throw UsageError("\(path.debugDescription) exists; archive never overwrites a file") }
+        let database = try Database.open(settings, logger: logger)
+        defer { database.close(logger: logger) }
+        try database.migrate(logger: logger)
+        let now = Timestamp(Date()).microsecondsSinceEpoch
+        let partitions = try await onConnection(database.url) { try VehicleArchive.partitions(before: cutoff, nowMicros: now, on: $0) }
+        guard let end = partitions.last?.endMicros else {
+            printOut("nothing to archive: no whole day of vehicle events before \(Timestamp(microsecondsSinceEpoch: cutoff).rfc3339) (today's partition is never archived)")
+            return
+        }
+        guard FileManager.default.createFile(atPath: path, contents: nil), let output = FileHandle(forWritingAtPath: path) else {
+            throw UsageError("cannot create \(path.debugDescription)")
+        }
+        var export = EventExport(format: .ndjson)
+        export.category = "vehicle"
+        export.untilMicros = end
+        let exporter = export
+        let written = try await onConnection(database.url) { connection in
+            try exporter.run(on: connection, write: { output.write(Data($0)) })
+        }
+        try output.synchronize()
+        try output.close()
+        logger.info("wrote \(written) vehicle events from \(partitions.count) daily partitions to \(path)")
+        // Verify the file as written, continuing each stream from its anchor of an earlier archive.
+        guard let input = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot reopen \(path.debugDescription)") }
+        let reader = ChunkReader(file: input)
+        let url = database.url
+        let report = try await onConnection(url) { connection in
+            var verifier = ExportFileVerifier()
+            verifier.anchor = { stream in
+                try connection.query("SELECT stream_version, hash FROM audit_anchors WHERE stream_id = $1", [stream]).first.map { (try $0.int64(0), try $0.bytes(1)) }
+            }
+            return try verifier.run(read: { try reader.next() })
+        }
+        guard report.breaks.isEmpty, report.continued == 0, report.events == written else {
+            for broken in report.breaks { printOut(broken.description) }
+            printOut("archive FAILED: the file did not verify (\(report.breaks.count) broken streams, \(report.continued) without an anchor); nothing was dropped")
+            database.close(logger: logger)
+            exit(1)
+        }
+        try await onConnection(url) { connection in
+            try VehicleArchive.commit(partitions, cutoffMicros: end, file: path, report: report, on: connection)
+        }
+        printOut("archived \(report.events) vehicle events of \(report.heads.count) streams recorded before \(Timestamp(microsecondsSinceEpoch: end).rfc3339) to \(path); "
+                 + "dropped \(partitions.map(\.name).joined(separator: ", "))")
     }
 
     // MARK: - Pieces

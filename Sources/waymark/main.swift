@@ -12,12 +12,14 @@ let usage = """
                             rebuild read models from position zero into fresh tables, swapped in atomically
       verify-projections [--projection NAME]
                             rebuild in memory and compare with the live read models; exit 1 on any difference
-      verify [--stream S] [--since T]
+      verify [--stream S] [--since T] | verify --file FILE
                             recompute every stream's hash chain (and the signed roots when WAYMARK_AUDIT_KEY is set);
                             one line per broken stream or root, exit 1 on any break
       export --provider P [--since T] [--until T] [--stream S] [--format ndjson|csv]
                             write the provider's events to stdout in feed order (COPY; progress on a terminal)
       import FILE           load an NDJSON export into an empty database, keeping positions and hashes, and verify it
+      archive --before T --to FILE
+                            move whole days of vehicle events before T to FILE (verified), keeping every chain verifiable
       token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
                             print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
       bench append          measure appends beside the raw COPY ceiling (--events N)
@@ -59,6 +61,8 @@ do {
         try await AuditCommands.export(rest, environment: environment)
     case "import":
         try await AuditCommands.importFile(rest, environment: environment)
+    case "archive":
+        try await AuditCommands.archive(rest, environment: environment)
     case "token":
         try TokenCommand.run(rest, environment: environment)
     case "help", "--help", "-h":

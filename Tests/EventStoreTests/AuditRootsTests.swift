@@ -41,7 +41,7 @@ import TestSupport
         }
     }
 
-    private func verify(_ url: String, key: [UInt8]) async throws -> (roots: Int, breaks: [AuditRootBreak]) {
+    private func verify(_ url: String, key: [UInt8]) async throws -> AuditRoots.RootVerification {
         try await Blocking.run { try AuditRoots.verify(on: try Connection(conninfo: url), key: key) }
     }
 

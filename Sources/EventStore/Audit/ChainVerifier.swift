@@ -220,5 +220,20 @@ package struct ChainVerifier: Sendable {
         for row in rows {
             report.breaks.append(ChainBreak(streamId: try row.string(0), version: 1, kind: .missingTail(headVersion: try row.int64(1))))
         }
+        // Streams archived whole: the anchor must be the head.
+        let archived = try connection.query("""
+            SELECT s.stream_id, s.version, s.last_hash, a.stream_version, a.hash FROM streams s JOIN audit_anchors a USING (stream_id)
+            WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.category = s.category AND e.stream_id = s.stream_id)
+              AND (a.stream_version <> s.version OR a.hash <> s.last_hash)
+            ORDER BY s.stream_id LIMIT 1000
+            """).rows
+        for row in archived {
+            let (head, anchor) = (try row.int64(1), try row.int64(3))
+            if head == anchor {
+                report.breaks.append(ChainBreak(streamId: try row.string(0), version: head, kind: .headMismatch(expected: try row.bytes(4), found: try row.bytes(2))))
+            } else {
+                report.breaks.append(ChainBreak(streamId: try row.string(0), version: anchor + 1, kind: .missingTail(headVersion: head)))
+            }
+        }
     }
 }

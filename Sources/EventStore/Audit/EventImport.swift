@@ -37,11 +37,9 @@ package struct EventImport: Sendable {
                 """)
             var lines = 0
             try connection.copyIn("COPY import_events FROM STDIN") { send in
-                var pending = [UInt8]()   // an unfinished line carried to the next chunk
                 var out = [UInt8]()
                 out.reserveCapacity(1 << 20)
-                func line(_ bytes: ArraySlice<UInt8>) throws {
-                    guard !bytes.allSatisfy({ $0 == 32 || $0 == 13 }) else { return }
+                try NDJSONLines.forEach(read: read) { bytes in
                     lines += 1
                     try Self.appendRow(Array(bytes), line: lines, into: &out)
                     if out.count >= 1 << 20 {
@@ -50,23 +48,6 @@ package struct EventImport: Sendable {
                         progress(lines)
                     }
                 }
-                while true {
-                    let chunk = try read()
-                    if chunk.isEmpty { break }
-                    var start = chunk.startIndex
-                    while let newline = chunk[start...].firstIndex(of: 10) {
-                        if pending.isEmpty {
-                            try line(chunk[start..<newline])
-                        } else {
-                            pending.append(contentsOf: chunk[start..<newline])
-                            try line(pending[...])
-                            pending.removeAll(keepingCapacity: true)
-                        }
-                        start = newline + 1
-                    }
-                    pending.append(contentsOf: chunk[start...])
-                }
-                if !pending.isEmpty { try line(pending[...]) }
                 if !out.isEmpty { try send(out) }
                 progress(lines)
             }

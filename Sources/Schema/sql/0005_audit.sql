@@ -36,3 +36,21 @@ CREATE TRIGGER audit_roots_no_truncate BEFORE TRUNCATE ON audit_roots
 REVOKE ALL ON audit_roots, audit_anchors FROM PUBLIC;
 GRANT SELECT, INSERT ON audit_roots TO waymark_app;
 GRANT SELECT ON audit_anchors TO waymark_app;
+
+-- audit_archives: each `waymark archive` run: which daily vehicle partitions it dropped (all
+-- events recorded before `cutoff`), where it wrote them, and the feed range they spanned (a
+-- signed root overlapping that range can only be rechecked with the archive file).
+CREATE TABLE audit_archives (
+    archive_id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    cutoff              timestamptz NOT NULL,
+    file                text        NOT NULL,
+    event_count         bigint      NOT NULL,
+    first_txid          xid8        NOT NULL,
+    first_position      bigint      NOT NULL,
+    last_txid           xid8        NOT NULL,
+    last_position       bigint      NOT NULL,
+    partitions          text[]      NOT NULL,
+    archived_at         timestamptz NOT NULL
+);
+REVOKE ALL ON audit_archives FROM PUBLIC;
+GRANT SELECT ON audit_archives TO waymark_app;
