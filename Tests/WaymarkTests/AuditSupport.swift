@@ -9,7 +9,8 @@ import TestSupport
 /// Loads a simulated workload into the event store at `url`: a small fleet with trips (about a
 /// tenth of `events`), topped up with location reports, appended in large batches.
 /// `clock` sets the recorded times (default: the wall clock).
-func loadWorkload(_ url: String, events: Int, provider: String = "acme", clock: (@Sendable () -> Int64)? = nil) async throws {
+/// `tripShare` is the most of `events` the fleet with trips may take (the rest are location reports).
+func loadWorkload(_ url: String, events: Int, provider: String = "acme", tripShare: Double = 0.1, clock: (@Sendable () -> Int64)? = nil) async throws {
     var configuration = EventStore.Configuration(conninfo: url, readPoolSize: 1, committers: 2, maxGroupEvents: 20_000, listen: false)
     if let clock { configuration.clock = clock }
     let store = EventStore(configuration)
@@ -42,7 +43,7 @@ func loadWorkload(_ url: String, events: Int, provider: String = "acme", clock: 
         let salt = provider.utf8.reduce(UInt64(0)) { $0 &* 31 &+ UInt64($1) }
         for command in DomainWorkload(seed: 0xA0D17 ^ salt, provider: provider, vehicles: max(2, trips / 4), trips: trips, start: start) {
             let n = command.appends.reduce(0) { $0 + $1.events.count }
-            guard loaded + n <= events / 10 || loaded == 0 else { break }
+            guard Double(loaded + n) <= Double(events) * tripShare || loaded == 0 else { break }
             try await add(command)
         }
         if events > loaded {
