@@ -1,5 +1,6 @@
 import EventStore
 import Foundation
+import JSON
 import Postgres
 import Synchronization
 import Testing
@@ -30,8 +31,13 @@ final class SteppingClock: Sendable {
             // Three days ago: trips with their vehicles (completed), and location reports.
             let old = SteppingClock(start: today - 3 * day + day / 2)
             try await loadWorkload(url, events: 3_000, provider: "acme", tripShare: 0.9, clock: { old.read() })
-            // Today: more of the same for another provider; never archived.
+            // Today: more of the same for another provider, and one more report for an old vehicle
+            // stream, whose chain then spans the archive and the live table.
             try await loadWorkload(url, events: 1_000, provider: "fresh")
+            let spanning = try #require(try await scalar(url, "SELECT stream_id FROM streams WHERE stream_id LIKE 'vehicle:acme/%' ORDER BY version DESC LIMIT 1"))
+            let store = EventStore(.init(conninfo: url, readPoolSize: 1, committers: 1, listen: false))
+            _ = try await store.append([EventData(id: UUID(), type: "VehicleLocationReported", data: ["late": true])], to: spanning, expectedVersion: .any)
+            await store.shutdown()
             let completed = try await scalar(url, "SELECT count(*) FROM events WHERE stream_id LIKE 'trip:acme/%' AND event_type = 'TripCompleted'")
             try #require(Int(completed ?? "0")! > 0, "the workload completes trips")
             let rebuild = try await WaymarkBinary.run(["rebuild"], environment: ["DATABASE_URL": url])
@@ -49,9 +55,16 @@ final class SteppingClock: Sendable {
             #expect(try await scalar(url, "SELECT count(*) FROM events WHERE stream_id LIKE 'vehicle:fresh/%'") != "0", "today's partition stays")
             #expect(try await scalar(url, "SELECT count(*) FROM events WHERE category = 'trip'") == tripEvents)
             #expect(try await scalar(url, "SELECT count(*) FROM audit_anchors") != "0")
+            let anchor = try await scalar(url, "SELECT stream_version FROM audit_anchors WHERE stream_id = $1", [spanning])
+            let live = try await scalar(url, "SELECT min(stream_version) - 1 FROM events WHERE stream_id = $1", [spanning])
+            #expect(anchor != nil && anchor == live, "the spanning stream continues right after its anchor")
 
             let verify = try await WaymarkBinary.run(["verify"], environment: ["DATABASE_URL": url])
             #expect(verify.status == 0, "\(verify.stdout)")
+            // The anchor is what verify continues from: change it and the spanning stream breaks there.
+            try await tamper(url, [("UPDATE audit_anchors SET hash = sha256(hash) WHERE stream_id = $1", [spanning])])
+            let broken = try await WaymarkBinary.run(["verify"], environment: ["DATABASE_URL": url])
+            #expect(broken.status == 1 && broken.stdout.contains("\(spanning) version \(Int(live ?? "0")! + 1): hash mismatch"), "\(broken.stdout)")
             #expect(try await readModels(url) == models)
             let onItsOwn = try await WaymarkBinary.run(["verify", "--file", file])
             #expect(onItsOwn.status == 0 && onItsOwn.stdout.contains("\(oldVehicleEvents) events"), "\(onItsOwn.stdout)")
