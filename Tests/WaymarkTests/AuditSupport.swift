@@ -77,3 +77,14 @@ struct AuditTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Waits until every stored event sits below the cluster's xmin horizon (other tests' open
+/// transactions hold it back), so feed readers and root writers see all of them.
+func waitForHorizon(_ url: String) async throws {
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline {
+        if try await scalar(url, "SELECT NOT EXISTS (SELECT 1 FROM events WHERE txid >= pg_snapshot_xmin(pg_current_snapshot()))") == "t" { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    throw AuditTestError("events did not fall below the xmin horizon within 60 s")
+}
