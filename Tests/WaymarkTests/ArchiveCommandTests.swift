@@ -6,11 +6,15 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// A clock that starts at a given instant and moves one microsecond per reading.
+/// A clock that starts at a given instant and moves `step` microseconds per reading.
 final class SteppingClock: Sendable {
     private let now: Mutex<Int64>
-    init(start: Int64) { now = Mutex(start) }
-    func read() -> Int64 { now.withLock { $0 += 1; return $0 } }
+    private let step: Int64
+    init(start: Int64, step: Int64 = 1) {
+        now = Mutex(start)
+        self.step = step
+    }
+    func read() -> Int64 { now.withLock { $0 += step; return $0 } }
 }
 
 @Suite(.timeLimit(.minutes(6))) struct ArchiveCommandTests {

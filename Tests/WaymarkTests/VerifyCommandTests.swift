@@ -120,4 +120,32 @@ import TestSupport
             #expect(bad.status == 2 && bad.stderr.contains("--since must be an RFC 3339 time"))
         }
     }
+
+    @Test func verifySinceStartsEachStreamFromTheStoredHashBeforeIt() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let hour: Int64 = 3_600_000_000
+            let clock = SteppingClock(start: 1_767_225_600_000_000, step: hour)  // 2026-01-01T00:00:00Z, an hour per reading
+            let store = EventStore(.init(conninfo: url, readPoolSize: 1, committers: 1, listen: false, clock: { clock.read() }))
+            for index in 1...3 {
+                _ = try await store.append([EventData(id: UUID(), type: "TripStatusChanged", data: ["n": .number(JSONNumber(index))])],
+                                           to: "trip:acme/t-9", expectedVersion: .any)
+            }
+            await store.shutdown()
+            let since = try #require(try await scalar(url, """
+                SELECT to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') FROM events WHERE stream_id = 'trip:acme/t-9' AND stream_version = 2
+                """))
+            let recent = try await WaymarkBinary.run(["verify", "--since", since], environment: ["DATABASE_URL": url])
+            #expect(recent.status == 0 && recent.stdout.contains("verify OK: 1 streams, 2 events"), "\(recent.stdout)")
+            // An edit before --since is outside what it checks; the full run names it.
+            try await tamper(url, [("UPDATE events SET data = '{\"n\": 0}' WHERE stream_id = 'trip:acme/t-9' AND stream_version = 1", [])])
+            let stillRecent = try await WaymarkBinary.run(["verify", "--since", since], environment: ["DATABASE_URL": url])
+            #expect(stillRecent.status == 0, "\(stillRecent.stdout)")
+            let full = try await WaymarkBinary.run(["verify"], environment: ["DATABASE_URL": url])
+            #expect(full.status == 1 && full.stdout.contains("trip:acme/t-9 version 1: hash mismatch"), "\(full.stdout)")
+            // An edit at or after --since is caught, linked from the stored hash of the event before.
+            try await tamper(url, [("UPDATE events SET data = '{\"n\": 0}' WHERE stream_id = 'trip:acme/t-9' AND stream_version = 3", [])])
+            let caught = try await WaymarkBinary.run(["verify", "--since", since], environment: ["DATABASE_URL": url])
+            #expect(caught.status == 1 && caught.stdout.contains("trip:acme/t-9 version 3: hash mismatch"), "\(caught.stdout)")
+        }
+    }
 }
