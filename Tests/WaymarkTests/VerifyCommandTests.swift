@@ -148,4 +148,10 @@ import TestSupport
             #expect(caught.status == 1 && caught.stdout.contains("trip:acme/t-9 version 3: hash mismatch"), "\(caught.stdout)")
         }
     }
+
+    @Test func aBadSignedRootSettingStopsServeNamingTheVariable() async throws {
+        let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_AUDIT_ROOT_EVERY": "often", "DATABASE_URL": "postgresql:///x?host=/nonexistent-wm"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("WAYMARK_AUDIT_ROOT_EVERY must be a whole number of events from 1 to 1000000, got \"often\""), "\(result.stderr)")
+    }
 }
