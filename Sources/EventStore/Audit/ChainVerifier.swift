@@ -125,7 +125,7 @@ package struct ChainVerifier: Sendable {
         let anchor = try connection.query("SELECT stream_version FROM audit_anchors WHERE stream_id = $1", [streamId]).first
         let missing = try anchor.map { try $0.int64(0) + 1 } ?? 1
         if sinceMicros != nil, anchor == nil {
-            // A `--since` run cannot tell a deleted predecessor from one outside the range that was deleted; report what is known.
+            // The predecessor lies before the `--since` range and is gone: name the version right before the first one checked.
             report.breaks.append(ChainBreak(streamId: streamId, version: firstVersion - 1, kind: .gap(found: firstVersion)))
         } else {
             report.breaks.append(ChainBreak(streamId: streamId, version: missing, kind: .gap(found: firstVersion)))
