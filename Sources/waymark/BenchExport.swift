@@ -59,7 +59,7 @@ struct BenchExport {
             // The same rows and columns as the export, without the per-row JSON rendering.
             let sql = """
                 COPY (SELECT global_position, txid, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at, hash
-                      FROM events WHERE split_part(split_part(stream_id, ':', 2), '/', 1) = 'fleet' ORDER BY txid, global_position) TO STDOUT
+                      FROM events WHERE split_part(split_part(stream_id, ':', 2), '/', 1) = 'fleet' ORDER BY events.txid, events.global_position) TO STDOUT
                 """
             let started = ContinuousClock.now
             var bytes = 0

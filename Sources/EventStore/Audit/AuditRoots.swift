@@ -94,10 +94,12 @@ package enum AuditRoots {
     package static func appendNext(on connection: Connection, key: [UInt8], every: Int, force: Bool) throws -> AuditRoot? {
         let previous = try latest(on: connection)
         let after = previous?.last ?? .start
+        // The text of txid must not be named `txid`: a bare `ORDER BY txid` would then sort by the
+        // text ("10000" < "9999"), and a root would cover events out of feed order.
         let rows = try connection.query("""
-            SELECT txid::text, global_position, hash FROM events
+            SELECT txid::text AS txid_text, global_position, hash FROM events
             WHERE (txid, global_position) > ($1::xid8, $2::bigint) AND txid < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY txid, global_position LIMIT $3
+            ORDER BY events.txid, events.global_position LIMIT $3
             """, [String(after.transactionId), String(after.globalPosition), String(every)]).rows
         guard rows.count == every || (force && !rows.isEmpty) else { return nil }
         var hashes: [[UInt8]] = []
@@ -154,7 +156,7 @@ package enum AuditRoots {
                     let rows = try connection.query("""
                         SELECT hash FROM events
                         WHERE (txid, global_position) > ($1::xid8, $2::bigint) AND (txid, global_position) <= ($3::xid8, $4::bigint)
-                        ORDER BY txid, global_position LIMIT $5
+                        ORDER BY events.txid, events.global_position LIMIT $5
                         """, [String(after.transactionId), String(after.globalPosition), String(root.last.transactionId),
                               String(root.last.globalPosition), String(root.eventCount + 1)]).rows
                     let hashes = try rows.map { try $0.bytes(0) }

@@ -49,13 +49,13 @@ package struct EventExport: Sendable {
                 SELECT json_build_object('globalPosition', global_position::text, 'transactionId', txid::text, 'streamId', stream_id,
                     'streamVersion', stream_version, 'eventId', event_id, 'type', event_type, 'data', data, 'metadata', metadata,
                     'recordedTime', \(time), 'hash', encode(hash, 'hex'))::text
-                FROM events\(filter) ORDER BY txid, global_position
+                FROM events\(filter) ORDER BY events.txid, events.global_position
                 """
         case .csv:
             return """
                 SELECT global_position, txid::text AS transaction_id, stream_id, stream_version, event_id, event_type AS type, data, metadata,
                     \(time) AS recorded_time, encode(hash, 'hex') AS hash
-                FROM events\(filter) ORDER BY txid, global_position
+                FROM events\(filter) ORDER BY events.txid, events.global_position
                 """
         }
     }
