@@ -33,6 +33,7 @@ bench: release
 	$(RELEASE_BIN) bench rebuild
 	$(RELEASE_BIN) bench http
 	$(RELEASE_BIN) bench ingest
+	$(RELEASE_BIN) bench export
 
 ## Manage the embedded cluster used by `make run`.
 db-start: build

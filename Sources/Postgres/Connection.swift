@@ -194,6 +194,40 @@ package final class Connection {
         return result.affectedRows
     }
 
+    /// Runs `COPY ... FROM STDIN`, streaming: `produce` calls its argument with each chunk of COPY
+    /// data (any split, rows may span chunks) and returns when done; returns the row count.
+    ///
+    /// Memory stays bounded by one chunk. When `produce` throws, the COPY is cancelled on the
+    /// server (nothing is inserted) and the error is rethrown.
+    @discardableResult
+    package func copyIn(_ sql: String, streaming produce: (_ send: ([UInt8]) throws -> Void) throws -> Void) throws -> Int {
+        let conn = try requireHandle()
+        let start = PQexec(conn, sql)
+        guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
+            _ = try consume(start, context: "COPY")
+            throw PostgresError(.protocolViolation, "statement did not start COPY FROM STDIN")
+        }
+        PQclear(start)
+        do {
+            try produce { chunk throws(PostgresError) in
+                let sent = chunk.withUnsafeBufferPointer { buffer -> Int32 in
+                    guard let base = buffer.baseAddress, buffer.count > 0 else { return 1 }
+                    return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { PQputCopyData(conn, $0, Int32(buffer.count)) }
+                }
+                guard sent == 1 else { throw lostOrFailed("could not send COPY data") }
+            }
+        } catch {
+            _ = PQputCopyEnd(conn, "the client cancelled the COPY")
+            if let result = PQgetResult(conn) { PQclear(result) }
+            while let extra = PQgetResult(conn) { PQclear(extra) }
+            throw error
+        }
+        guard PQputCopyEnd(conn, nil) == 1 else { throw lostOrFailed("could not end COPY") }
+        let result = try consume(PQgetResult(conn), context: "COPY")
+        while let extra = PQgetResult(conn) { PQclear(extra) }
+        return result.affectedRows
+    }
+
     /// Runs `COPY ... TO STDOUT` and hands each row's bytes (COPY format, newline included) to `body`.
     package func copyOut(_ sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
         let conn = try requireHandle()

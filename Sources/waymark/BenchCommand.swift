@@ -20,13 +20,14 @@ enum BenchCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
-        guard [["append"], ["rebuild"], ["http"], ["ingest"]].contains(flags.positional) else {
-            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http or ingest")
+        guard [["append"], ["rebuild"], ["http"], ["ingest"], ["export"]].contains(flags.positional) else {
+            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest or export")
         }
+        let exportBench = flags.positional == ["export"]
         let rebuild = flags.positional == ["rebuild"]
         let http = flags.positional == ["http"]
         let ingest = flags.positional == ["ingest"]
-        let events = try flags.int("events", default: rebuild ? 1_000_000 : 200_000)
+        let events = try flags.int("events", default: rebuild || exportBench ? 1_000_000 : 200_000)
         let seconds = try flags.int("seconds", default: 5)
         let formatText = flags.value("format") ?? "text"
         guard let format = BenchTable.Format(rawValue: formatText) else {
@@ -38,13 +39,15 @@ enum BenchCommand {
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
-        let scratch = ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
+        let scratch = exportBench ? BenchExport.databaseName : ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
         do {
             try await recreate(admin: admin, name: scratch)
             let url = try benchURL(database.url, database: scratch)
             let outcome: Result<String, any Error>
             do {
-                if ingest {
+                if exportBench {
+                    outcome = .success(try await BenchExport(events: events, url: url, logger: logger).run().render(format))
+                } else if ingest {
                     var bench = BenchIngest(url: url, seconds: try flags.int("seconds", default: 10), vehicles: try flags.int("vehicles", default: 10_000),
                                             reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 4),
                                             updateConnections: try flags.int("connections", default: 64), logger: logger)

@@ -21,6 +21,7 @@ enum ServeCommand {
         let flags = try Flags(arguments)
         let settings = try Settings.load(environment, flags: flags)
         let http = try HTTPSettings.load(environment, flags: flags)
+        let audit = try AuditSettings.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let secret: [UInt8]
         if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
@@ -50,6 +51,8 @@ enum ServeCommand {
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds))
             for runner in runners { runner.start() }
+            let rootWriter = audit.writer(store: store, logger: logger)
+            rootWriter?.start()
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
@@ -65,6 +68,7 @@ enum ServeCommand {
                 try server.start()
             } catch {
                 await api.shutdown()
+                await rootWriter?.stop()
                 for runner in runners { await runner.stop() }
                 await store.shutdown()
                 throw error
@@ -95,6 +99,7 @@ enum ServeCommand {
             await api.shutdown()  // long polls answer 304 now; streams get their shutdown event from the server
             await server.shutdown(grace: .seconds(10))
             reporter.cancel()
+            await rootWriter?.stop()
             for runner in runners { await runner.stop() }
             await store.shutdown()
             database.close(logger: logger)

@@ -14,10 +14,19 @@ let usage = """
                             rebuild in memory and compare with the live read models; exit 1 on any difference
       report trip T [--provider P] [--out-dir DIR]
                             print the trip's route audit and write DIR/trip-T.svg (planned vs driven, off-route in red)
+      verify [--stream S] [--since T] | verify --file FILE
+                            recompute every stream's hash chain (and the signed roots when WAYMARK_AUDIT_KEY is set);
+                            one line per broken stream or root, exit 1 on any break
+      export --provider P [--since T] [--until T] [--stream S] [--format ndjson|csv]
+                            write the provider's events to stdout in feed order (COPY; progress on a terminal)
+      import FILE           load an NDJSON export into an empty database, keeping positions and hashes, and verify it
+      archive --before T --to FILE
+                            move whole days of vehicle events before T to FILE (verified), keeping every chain verifiable
       token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
                             print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
       bench append          measure appends beside the raw COPY ceiling (--events N)
       bench rebuild         measure read-model rebuilds beside the raw read ceiling (--events N)
+      bench export          waymark export and waymark verify beside a raw COPY of the same rows (--events N)
       bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
       help                  show this text
 
@@ -25,7 +34,8 @@ let usage = """
 
     environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL,
                  WAYMARK_HTTP_HOST, WAYMARK_HTTP_PORT, WAYMARK_HTTP_THREADS, WAYMARK_MAX_BODY_BYTES,
-                 WAYMARK_JWT_SECRET, WAYMARK_JWT_PUBLIC_KEYS (comma-separated PEM files for RS256)
+                 WAYMARK_JWT_SECRET, WAYMARK_JWT_PUBLIC_KEYS (comma-separated PEM files for RS256),
+                 WAYMARK_AUDIT_KEY, WAYMARK_AUDIT_ROOT_EVERY, WAYMARK_AUDIT_ROOT_SECONDS (signed roots)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -49,6 +59,14 @@ do {
         try await BenchCommand.run(rest, environment: environment)
     case "report":
         try ReportCommand.run(rest, environment: environment)
+    case "verify":
+        try await AuditCommands.verify(rest, environment: environment)
+    case "export":
+        try await AuditCommands.export(rest, environment: environment)
+    case "import":
+        try await AuditCommands.importFile(rest, environment: environment)
+    case "archive":
+        try await AuditCommands.archive(rest, environment: environment)
     case "token":
         try TokenCommand.run(rest, environment: environment)
     case "help", "--help", "-h":

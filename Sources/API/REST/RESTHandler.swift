@@ -24,6 +24,9 @@ package final class RESTHandler: HTTPHandler {
             } else if let audit = try AuditRoute.match(method: request.method, path: request.path) {
                 label = audit.label
                 response = try await handleAudit(audit, request)
+            } else if let roots = try AuditRootsRoute.match(method: request.method, path: request.path) {
+                label = roots.label
+                response = try await handleAuditRoots(roots, request)
             } else {
                 let route = try Route.match(method: request.method, path: request.path)
                 label = route.label
