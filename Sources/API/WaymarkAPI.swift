@@ -15,6 +15,8 @@ package final class WaymarkAPI: Sendable {
     package let vehicles: VehicleService
     /// Journeys, riders' trips, share links and journey styles.
     package let riders: RiderService
+    /// Route plans, turn-by-turn guidance, trip offers and the driver feed.
+    package let drivers: DriverService
     /// Batch location ingest (`vehicles:reportLocations`).
     package let ingest: LocationIngestService
     package let metrics = Metrics()
@@ -52,6 +54,8 @@ package final class WaymarkAPI: Sendable {
         riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
                               clock: clock, publicURL: publicURL)
         ingest = LocationIngestService(repository: repository, clock: clock)
+        let feeds = DriverFeedReadModel(pool: store.pool, runner: runners.first { $0.name == DriverFeedProjection.name }, consistencyTimeout: consistencyTimeout)
+        drivers = DriverService(trips: trips, repository: repository, feeds: feeds, clock: clock)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
     }
 

@@ -122,7 +122,8 @@ package struct DriverFeedProjection: ReadModelProjection, Equatable {
             message = "Pickup point moved"
         case .routePlanned(let e):
             record.plan = e.plan
-            record.planStopOffset = record.passedStopCount
+            // A plan's destinations are the trip's last stops (those still ahead).
+            record.planStopOffset = max(0, record.stops.count - e.plan.destinations.count)
             record.activeDestinationIndex = 0
         case .routeSelected(let e):
             record.plan = record.plan?.selecting(e.routeIndex)

@@ -21,6 +21,9 @@ package final class RESTHandler: HTTPHandler {
             if let rider = try RiderRoute.match(method: request.method, path: request.path) {
                 label = rider.label
                 response = try await handleRider(rider, request)
+            } else if let driver = try DriverRoute.match(method: request.method, path: request.path) {
+                label = driver.label
+                response = try await handleDriver(driver, request)
             } else {
                 let route = try Route.match(method: request.method, path: request.path)
                 label = route.label
