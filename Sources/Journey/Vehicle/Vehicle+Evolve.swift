@@ -60,7 +60,7 @@ extension Vehicle {
             s.offers.removeAll { $0.tripId == e.tripId }
             s.lastUpdatedAt = e.at
         case .tripAssigned(let e):
-            s.offers.removeAll { $0.tripId == e.tripId }
+            // An accepted offer stays open until its answer is recorded, right after the assignment.
             s.currentTrips.append(CurrentTrip(tripId: e.tripId, tripType: e.tripType, numberOfPassengers: e.numberOfPassengers))
             s.waypoints = e.waypoints
             s.waypointsVersion = e.at
