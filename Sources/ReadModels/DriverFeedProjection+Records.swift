@@ -21,17 +21,6 @@ extension DriverFeedProjection {
         var planStopOffset: Int
         var activeDestinationIndex: Int
 
-        /// How many of `stops` lie behind the vehicle, by status (as `Trip.State.passedWaypointCount`).
-        var passedStopCount: Int {
-            let intermediates = stops.filter { $0.waypointType == .intermediateDestination }.count
-            switch status {
-            case .unknown, .new, .enrouteToPickup, .arrivedAtPickup: return 0
-            case .enrouteToIntermediateDestination, .arrivedAtIntermediateDestination: return min(stops.count, 1 + intermediateDestinationIndex)
-            case .enrouteToDropoff: return min(stops.count, 1 + intermediates)
-            case .complete, .canceled: return stops.count
-            }
-        }
-
         /// Replaces the stops of one type, keeping the order pickup, intermediates, dropoff.
         mutating func setStops(_ type: WaypointType, _ points: [LatLng]) {
             let order: [WaypointType] = [.pickup, .intermediateDestination, .dropOff]
