@@ -170,7 +170,8 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
             }
         case .routeTokenExecutionReported(let e):
             record.tokenExecution = TokenExecution(
-                status: e.status, tokenApplied: e.tokenApplied, reported: e.reported, effective: e.effective, reportedAt: at)
+                status: e.status, tokenApplied: e.tokenApplied, reported: e.reported, effective: e.effective, reportedAt: at,
+                routeStatus: e.routeStatus)
         }
     }
 
