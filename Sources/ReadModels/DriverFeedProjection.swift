@@ -173,6 +173,10 @@ package struct DriverFeedProjection: ReadModelProjection, Equatable {
         guard var record = vehicles[key] else { return }
         switch event {
         case .locationReported(let e):
+            // Positions matter only for guidance: without a planned active trip a report changes
+            // nothing (no write per report for idle vehicles); the next report after a plan counts.
+            guard let tripId = record.activeTripId, let trip = trips[FleetResourceProjection.tripKey(provider: provider, tripId: tripId)],
+                  trip.plan != nil, !trip.status.isTerminal else { return }
             record.location = e.location.location
         case .navigationStatusChanged(let e):
             record.navigationStatus = e.to
@@ -186,6 +190,7 @@ package struct DriverFeedProjection: ReadModelProjection, Equatable {
         case .tripReleased(let e):
             record.currentTripIds.removeAll { $0 == e.tripId }
             record.firstWaypointTripId = e.waypoints.first?.tripId
+            if record.currentTripIds.isEmpty { record.location = nil }  // not kept while no guidance needs it
         case .tripOffered(let e):
             record.offers.removeAll { $0.tripId == e.tripId }
             record.offers.append(OfferRecord(tripId: e.tripId, expireTime: e.expiresAt, offerTime: at))

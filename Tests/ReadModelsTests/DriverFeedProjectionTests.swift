@@ -172,3 +172,17 @@ import Testing
         #expect(rebuilt.document(DriverFeedProjection.feedsCollection, Self.key)?["currentStep"] != nil)
     }
 }
+
+extension DriverFeedProjectionTests {
+    @Test func locationReportsOfAVehicleWithoutAPlannedTripWriteNothing() throws {
+        var sc = try FleetScenario.withVehicle()
+        var store = ProjectionStore<DriverFeedProjection>()
+        store.apply(sc.envelopes)
+        let before = store.document(DriverFeedProjection.feedsCollection, Self.key)
+        try sc.report("v-1", Self.p(52.5151, 13.4001), at: 5)
+        try sc.report("v-1", Self.p(52.5152, 13.4002), at: 6)
+        store.apply(sc.envelopes.suffix(2))
+        #expect(store.lastBatch.isEmpty)
+        #expect(store.document(DriverFeedProjection.feedsCollection, Self.key) == before)
+    }
+}
