@@ -304,4 +304,38 @@ import TestSupport
             }
         }
     }
+
+    @Test func everyDriverEndpointRejectsMalformedBodiesForeignTokensAndUnknownResourcesWithNothingWritten() async throws {
+        try await TestServer.with { server in
+            try await Self.start(server)
+            try await server.createTrip("t-2")
+            let driver = Self.driver(server)
+            // (path, a valid body, the role that may call it)
+            let endpoints: [(String, String, String)] = [
+                ("\(Self.tripPath):planRoute", Self.planBody(), server.server),
+                ("\(Self.tripPath):selectRoute", #"{"routeIndex":0}"#, server.server),
+                ("\(Self.vehiclePath):reportRouteTokenExecution", #"{"routeTokenExecutionStatus":"TOKEN_SUCCESSFULLY_APPLIED"}"#, driver),
+                ("\(Self.vehiclePath):continueToNextDestination", "{}", driver),
+                ("\(Self.vehiclePath):offerTrip", #"{"tripId":"t-2","ttlSeconds":60}"#, server.server),
+                ("\(Self.vehiclePath):acceptOffer", #"{"tripId":"t-2"}"#, driver),
+                ("\(Self.vehiclePath):declineOffer", #"{"tripId":"t-2"}"#, driver),
+            ]
+            let before = try await server.eventCount()
+            for (path, body, token) in endpoints {
+                expectError(try await server.json("POST", path, "{\"tripId\":", token: token), 400, "INVALID_ARGUMENT", containing: "JSON")
+                expectError(try await server.json("POST", path, #"{"unknownField":true}"#, token: token), 400, "INVALID_ARGUMENT")
+                let text = try await server.request("POST", path, body: body, token: token, contentType: "text/plain")
+                #expect(text.status == 415, "\(path): \(text.status) \(text.text)")
+                expectError(try await server.json("POST", path, body, token: server.token(.consumer, trip: "t-1")), 403, "PERMISSION_DENIED")
+                expectError(try await server.json("POST", path, body, token: server.token(.auditor)), 403, "PERMISSION_DENIED")
+                expectError(try await server.json("POST", path, body, token: server.token(.server, provider: "other")), 403, "PERMISSION_DENIED")
+                let unauthenticated = try await server.request("POST", path, body: body, token: nil)
+                #expect(unauthenticated.status == 401, "\(path): \(unauthenticated.status)")
+                let unknown = path.replacingOccurrences(of: "/trips/t-1:", with: "/trips/t-404:").replacingOccurrences(of: "/vehicles/v-1:", with: "/vehicles/v-404:")
+                let unknownToken = token == driver ? Self.driver(server, "v-404") : token
+                expectError(try await server.json("POST", unknown, body, token: unknownToken), 404, "NOT_FOUND")
+            }
+            #expect(try await server.eventCount() == before)
+        }
+    }
 }
