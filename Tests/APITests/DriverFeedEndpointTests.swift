@@ -124,7 +124,7 @@ import TestSupport
             expectError(bicycle, 400, "INVALID_ARGUMENT", containing: "travelMode")
             #expect(bicycle.1["error"]?["details"]?.arrayValue?.first?["reason"]?.stringValue == "TRAVEL_MODE_UNSUPPORTED")
             expectError(try await server.json("POST", path, Self.planBody(preference: "TRAFFIC_UNAWARE")), 400, "INVALID_ARGUMENT", containing: "routingPreference")
-            expectError(try await server.json("POST", path, Self.planBody(extra: #","intermediates":[{"via":true}]"#)), 400, "INVALID_ARGUMENT")
+            expectError(try await server.json("POST", path, Self.planBody(extra: #","intermediates":[{"via":true}]"#)), 400, "INVALID_ARGUMENT", containing: "via")
             expectError(try await server.json("POST", path, Self.planBody(routes: [[Self.legToPickup]])), 400, "INVALID_ARGUMENT", containing: "one leg per destination")
             expectError(try await server.json("POST", path, Self.planBody(extra: #","bogus":1"#)), 400, "INVALID_ARGUMENT", containing: "bogus")
             expectError(try await server.json("POST", path, #"{"routes":[]}"#), 400, "INVALID_ARGUMENT")

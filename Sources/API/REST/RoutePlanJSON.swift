@@ -44,17 +44,17 @@ enum RoutePlanJSON {
         if let modifiers = try object.take("routeModifiers") {
             options = try routingOptions(modifiers, at: "routeModifiers")
         }
-        var via: [Bool] = []
         if let intermediates = try object.take("intermediates") {
-            via = try FleetEngineValues.list(intermediates, at: "intermediates") { e, p throws(APIError) in
+            let via = try FleetEngineValues.list(intermediates, at: "intermediates") { e, p throws(APIError) in
                 var waypoint = try ProtoObject(e, at: p)
                 waypoint.ignore(["location", "placeId", "address", "vehicleStopover", "sideOfRoad", "navigationPointToken"])
                 let flag = try waypoint.take("via").map { v throws(APIError) in try ProtoValue.bool(v, at: waypoint.path("via")) } ?? false
                 try waypoint.finish()
                 return flag
             }
-            guard via.count <= max(0, destinations.count - 1) else {
-                throw .invalidArgument("intermediates must describe the stops between origin and final destination (got \(via.count) for \(max(0, destinations.count - 1)) intermediate stops)")
+            // Route tokens exclude via waypoints: any via is refused, whichever stops the list covers.
+            if let index = via.firstIndex(of: true) {
+                throw .invalidArgument("intermediates[\(index)].via must be false: route tokens do not support via waypoints (got true)")
             }
         }
         var strategy = RerouteStrategy.default
@@ -63,7 +63,7 @@ enum RoutePlanJSON {
         guard !destinations.isEmpty else {
             throw APIError(.failedPrecondition, "the trip has no stops left to plan a route to")
         }
-        let stops = destinations.enumerated().map { i, point in RoutePlan.Destination(point: point, via: i < via.count ? via[i] : false) }
+        let stops = destinations.map { RoutePlan.Destination(point: $0) }
         return RoutePlan(destinations: stops, legs: routes[0].legs, routeToken: routes[0].routeToken, travelMode: mode,
                          routingPreference: preference, objectives: objectives, options: options, rerouteStrategy: strategy,
                          routes: routes.count > 1 ? routes : nil, selectedRouteIndex: nil)
