@@ -130,8 +130,13 @@ package struct DriverFeedProjection: ReadModelProjection, Equatable {
         case .routeDestinationAdvanced(let e):
             record.activeDestinationIndex = e.destinationIndex
         case .deleted:
+            // The feed of a vehicle still naming the trip renders without it: re-render it too.
             trips[key] = nil
             dirtyTrips.insert(key)
+            if let vehicleId = record.vehicleId {
+                let vehicleKey = FleetResourceProjection.vehicleKey(provider: provider, vehicleId: vehicleId)
+                if var vehicle = vehicles[vehicleKey] { touch(vehicleKey, &vehicle, at: at) }
+            }
             return
         case .actualLocationRecorded, .attributesSet, .routeTokenExecutionReported:
             return

@@ -186,3 +186,32 @@ extension DriverFeedProjectionTests {
         #expect(store.document(DriverFeedProjection.feedsCollection, Self.key) == before)
     }
 }
+
+extension DriverFeedProjectionTests {
+    @Test func batchesEndingAtEverySplitPointGiveTheDocumentsOfOneBatch() throws {
+        var sc = try Self.enroute()
+        try sc.report("v-1", Self.p(52.5150, 13.4010), at: 30)
+        try sc.trip("t-1", .updateTripStatus(.arrivedAtPickup, at: FleetScenario.t(60)), at: 60)
+        try sc.trip("t-1", .continueToNextDestination(at: FleetScenario.t(70)), at: 70)
+        try sc.report("v-1", Self.p(52.5250, 13.4050), at: 100)
+        try sc.trip("t-1", .updateTripStatus(.complete, at: FleetScenario.t(200)), at: 200)
+        try sc.trip("t-1", .deleteTrip(at: FleetScenario.t(210)), at: 210)
+        try sc.trip("t-9", .createTrip(.init(tripId: "t-9", tripType: .exclusive, pickup: Self.pickup), at: FleetScenario.t(220)), at: 220)
+        try sc.vehicle("v-1", .offerTrip(tripId: "t-9", trip: sc.trips["t-9"], expiresAt: FleetScenario.t(300), at: FleetScenario.t(221)), at: 221)
+        var whole = ProjectionStore<DriverFeedProjection>()
+        whole.apply(sc.envelopes)
+        for split in 0...sc.envelopes.count {
+            var live = ProjectionStore<DriverFeedProjection>()
+            live.apply(sc.envelopes.prefix(split))
+            var restarted = DriverFeedProjection()
+            restarted.load(live.stored)
+            live.projection = restarted
+            live.apply(sc.envelopes.dropFirst(split))
+            #expect(live.documents == whole.documents, "split at \(split)")
+        }
+        // The deleted trip is gone from the feed, the offer is shown.
+        let feed = whole.document(DriverFeedProjection.feedsCollection, Self.key)
+        #expect(feed?["tripId"] == nil)
+        #expect(feed?["offers"]?.arrayValue?.count == 1)
+    }
+}
