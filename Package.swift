@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: settings),
-        .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "Geo", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres", "JSON", "Signing", "EventStore", "Simulator", "Journey"], swiftSettings: settings),
     ]
 )

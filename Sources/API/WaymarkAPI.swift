@@ -15,6 +15,8 @@ package final class WaymarkAPI: Sendable {
     package let vehicles: VehicleService
     /// Journeys, riders' trips, share links and journey styles.
     package let riders: RiderService
+    /// Route plans, turn-by-turn guidance, trip offers and the driver feed.
+    package let drivers: DriverService
     /// Batch location ingest (`vehicles:reportLocations`).
     package let ingest: LocationIngestService
     /// History, time travel and the route audit.
@@ -57,6 +59,8 @@ package final class WaymarkAPI: Sendable {
                               clock: clock, publicURL: publicURL)
         ingest = LocationIngestService(repository: repository, clock: clock)
         audit = AuditService(store: store, clock: clock)
+        let feeds = DriverFeedReadModel(pool: store.pool, runner: runners.first { $0.name == DriverFeedProjection.name }, consistencyTimeout: consistencyTimeout)
+        drivers = DriverService(trips: trips, repository: repository, feeds: feeds, clock: clock)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name), horizonWarningSeconds: horizonWarningSeconds)
     }
 

@@ -7,6 +7,7 @@ package enum ProjectionCatalog {
         (JourneyViewProjection.name, { ReadModelProjector<JourneyViewProjection>() }),
         (FleetResourceProjection.name, { ReadModelProjector<FleetResourceProjection>() }),
         (RouteAuditProjection.name, { ReadModelProjector<RouteAuditProjection>() }),
+        (DriverFeedProjection.name, { ReadModelProjector<DriverFeedProjection>() }),
     ]
 
     /// The factory for `name`, or an error listing the known names.

@@ -149,7 +149,8 @@ enum JourneyViewRenderer {
         return polyline("ACTIVE_ROUTE", points: trimmed.points, traffic: traffic, visible: true)
     }
 
-    /// REMAINING_ROUTE: the planned legs from `start` (the next stop) to the dropoff.
+    /// REMAINING_ROUTE: the planned legs from `start` (the next stop) to the dropoff, with the
+    /// plan's traffic speed intervals where its legs have them (NO_DATA elsewhere).
     ///
     /// Needs a plan with a destination at `start` followed later by one at the dropoff; absent
     /// otherwise (never invented), and absent once the next stop is the dropoff itself.
@@ -160,12 +161,22 @@ enum JourneyViewRenderer {
               let to = plan.destinations.lastIndex(where: { near($0.point, dropoff) }), to > from
         else { return nil }
         var points: [LatLng] = []
+        var traffic: [TrafficInterval] = []
         for leg in plan.legs[(from + 1)...to] {
             let legPoints = JourneyViewItinerary.legPath(leg).points
-            points += points.last.map { $0 == legPoints.first } == true ? Array(legPoints.dropFirst()) : legPoints
+            let joined = points.last.map { $0 == legPoints.first } == true
+            // The plan's traffic readings (Routes API speed intervals), re-indexed onto the joined path.
+            let offset = joined ? points.count - 1 : points.count
+            for interval in leg.speedIntervals ?? [] {
+                guard let speed = TrafficSpeed(rawValue: interval.speed.rawValue),
+                      let shifted = try? TrafficInterval(startIndex: offset + interval.startIndex, endIndex: offset + interval.endIndex, speed: speed)
+                else { continue }
+                traffic.append(shifted)
+            }
+            points += joined ? Array(legPoints.dropFirst()) : legPoints
         }
         guard points.count > 1 else { return nil }
-        return polyline("REMAINING_ROUTE", points: points, traffic: [], visible: true)
+        return polyline("REMAINING_ROUTE", points: points, traffic: traffic, visible: true)
     }
 
     /// A polyline object; stretches without a reading are filled in as NO_DATA.

@@ -106,7 +106,7 @@ struct JourneyViewVehicle: Codable, Hashable, Sendable {
             }
         case .registered, .stateChanged, .staleLocationRecorded, .locationHistoryRecorded, .navigationStatusChanged,
              .routeFollowed, .wentOffRoute, .rejoinedRoute, .rerouted, .attributesSet, .backToBackEnabledChanged,
-             .capabilitiesChanged, .licensePlateSet:
+             .capabilitiesChanged, .licensePlateSet, .tripOffered, .tripOfferAnswered:
             break
         case .deleted:
             // Nothing of a deleted vehicle carries over to one registered again under its id.

@@ -66,6 +66,9 @@ extension RouteAuditProjection {
             ("distanceMeters", J.int(planned.distanceMeters)),
             ("duration", planned.durationSeconds.map(J.duration(seconds:))),
             ("routeTokenPresent", .bool(plan.routeToken != nil)),
+            // With alternatives: which route is in force, of how many (absent for single-route plans).
+            ("routeIndex", plan.routes == nil ? nil : J.int(plan.routeIndex)),
+            ("routeCount", plan.routes == nil ? nil : J.int(plan.routeCount)),
             ("travelMode", J.enumName(plan.travelMode, unless: .unspecified)),
             ("routingPreference", J.enumName(plan.routingPreference, unless: .unspecified)),
             ("objectives", J.list(plan.objectives.map { .string($0.rawValue) })),
@@ -76,6 +79,7 @@ extension RouteAuditProjection {
     private static func tokenExecution(_ execution: TokenExecution) -> JSONValue {
         J.object([
             ("status", .string(execution.status.rawValue)),
+            ("routeStatus", execution.routeStatus.map { .string($0.rawValue) }),
             ("tokenApplied", .bool(execution.tokenApplied)),
             ("reportedParameters", execution.reported.map(parameters)),
             ("resolvedParameters", parameters(execution.effective)),

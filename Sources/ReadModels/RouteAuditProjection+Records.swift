@@ -89,6 +89,8 @@ extension RouteAuditProjection {
         var reported: ResolvedRoutingParameters?
         var effective: ResolvedRoutingParameters
         var reportedAt: Timestamp
+        /// The navigation app's route status, when reported.
+        var routeStatus: RouteStatus? = nil
     }
 
     /// The path driven by the trip's vehicle, from its accepted location reports.

@@ -157,9 +157,21 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
             record.planCount += 1
             record.tokenExecution = nil
             schedule(&record, planned)
+        case .routeSelected(let e):
+            // The route in force changed before guidance started: audit against the chosen one.
+            if var latest = record.latestPlan {
+                latest.plan = latest.plan.selecting(e.routeIndex)
+                record.latestPlan = latest
+                schedule(&record, latest)
+            } else if var first = record.plan {
+                first.plan = first.plan.selecting(e.routeIndex)
+                record.plan = first
+                schedule(&record, first)
+            }
         case .routeTokenExecutionReported(let e):
             record.tokenExecution = TokenExecution(
-                status: e.status, tokenApplied: e.tokenApplied, reported: e.reported, effective: e.effective, reportedAt: at)
+                status: e.status, tokenApplied: e.tokenApplied, reported: e.reported, effective: e.effective, reportedAt: at,
+                routeStatus: e.routeStatus)
         }
     }
 

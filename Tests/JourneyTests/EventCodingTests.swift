@@ -40,6 +40,7 @@ enum EventSamples {
         .routeDestinationAdvanced(.init(tripId: "t-1", destinationIndex: 1, destination: Fixtures.stop1.point, encodedPolyline: Fixtures.northPolyline, at: at)),
         .pickupPointSet(.init(tripId: "t-1", pickup: Fixtures.stop1, at: at)),
         .deleted(.init(tripId: "t-1", vehicleId: "v-1", status: .complete, at: at)),
+        .routeSelected(.init(tripId: "t-1", vehicleId: "v-1", routeIndex: 1, routeToken: "token-1", at: at)),
     ]
 
     static let vehicle: [Vehicle.Event] = [
@@ -66,6 +67,8 @@ enum EventSamples {
         .capabilitiesChanged(.init(vehicleId: "v-1", maximumCapacity: 6, supportedTripTypes: [.exclusive], vehicleType: VehicleType(category: .taxi), at: at)),
         .licensePlateSet(.init(vehicleId: "v-1", licensePlate: LicensePlate(countryCode: "US", lastCharacter: "-1"), at: at)),
         .deleted(.init(vehicleId: "v-1", at: at)),
+        .tripOffered(.init(vehicleId: "v-1", tripId: "t-1", expiresAt: Fixtures.t(60), at: at)),
+        .tripOfferAnswered(.init(vehicleId: "v-1", tripId: "t-1", accepted: false, expired: true, at: at)),
     ]
 }
 

@@ -53,13 +53,14 @@ struct RoutePlanTests {
         #expect(JourneyError.Code.travelModeUnsupported.reason == "TRAVEL_MODE_UNSUPPORTED")
     }
 
-    @Test func moreThanTwentyFiveWaypointsThrowInvalidArgument() throws {
-        let points = (0..<26).map { Fixtures.point(52.5, 13.4 + Double($0) / 1000) }
-        let legs = Array(repeating: Self.legA, count: 26)
+    @Test func moreThanTwentyFiveIntermediateWaypointsThrowInvalidArgument() throws {
+        // 25 intermediate stops between origin and final destination: 26 destinations are fine, 27 are not.
+        let points = (0..<27).map { Fixtures.point(52.5, 13.4 + Double($0) / 1000) }
+        let legs = Array(repeating: Self.legA, count: 27)
         expectRejection(.invalidArgument) {
             try Trip.decide(.planRoute(Self.plan(destinations: points, legs: legs), at: Fixtures.t(15)), state: givenTrip(Self.trip))
         }
-        _ = try Trip.decide(.planRoute(Self.plan(destinations: Array(points.prefix(25)), legs: Array(legs.prefix(25))), at: Fixtures.t(15)), state: givenTrip(Self.trip))
+        _ = try Trip.decide(.planRoute(Self.plan(destinations: Array(points.prefix(26)), legs: Array(legs.prefix(26))), at: Fixtures.t(15)), state: givenTrip(Self.trip))
     }
 
     @Test func aPlanWithoutDestinationsThrowsInvalidArgument() {

@@ -147,6 +147,19 @@ struct JourneyViewProjectionTests {
         #expect(view.viewPolyline("REMAINING_ROUTE") == nil)
     }
 
+    @Test func remainingRouteCarriesThePlansTrafficIntervals() throws {
+        var w = try enrouteWorld()
+        var plan = F.plan(from: F.depot, through: [F.pickup, F.dropoff])
+        let points = try Polyline.decode(plan.legs[1].encodedPolyline).count
+        plan.legs[1].speedIntervals = [TrafficSpeedInterval(startIndex: 0, endIndex: 4, speed: .slow),
+                                       TrafficSpeedInterval(startIndex: 4, endIndex: points - 1, speed: .trafficJam)]
+        try w.plan("t-1", plan, at: F.t(6))
+        let remaining = try #require(w.view("t-1")?.viewPolyline("REMAINING_ROUTE"))
+        let intervals = remaining["trafficIntervals"]?.arrayValue?.map { [$0["startIndex"]?.int64Value, $0["endIndex"]?.int64Value] }
+        #expect(intervals == [[0, 4], [4, Int64(points - 1)]])
+        #expect(remaining["trafficIntervals"]?.arrayValue?.map { $0["speed"]?.stringValue } == ["SLOW", "TRAFFIC_JAM"])
+    }
+
     // MARK: Visibility and staleness
 
     @Test func vehicleMarkerTurnsStaleSixtySecondsAfterItsLastReport() throws {

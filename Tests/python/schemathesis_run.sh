@@ -66,6 +66,11 @@ checks.not_a_server_error.expected-statuses = ["2XX", "3XX", "4XX", "501"]
 [[operations]]
 include-operation-id = "StreamJourney"
 max-stream-events = 1
+
+# StreamDriverFeed likewise stays open while the vehicle exists.
+[[operations]]
+include-operation-id = "StreamDriverFeed"
+max-stream-events = 1
 EOF
 
 extra=()

@@ -153,7 +153,7 @@ package final class TripService: Sendable {
     ///
     /// `assigning` names the vehicle an assignment will look at: it is loaded before `plan` runs,
     /// so the plan (synchronous, like `decide`) gets its state by lookup.
-    private func mutate(
+    func mutate(
         provider: String, tripId: String, context: CommandContext, assigning: String?, waypoints: [TripWaypoint]?,
         plan: (Trip.State, VehicleLookup, Timestamp) throws(APIError) -> [Trip.Command]
     ) async throws(APIError) -> WriteMark {
@@ -293,7 +293,7 @@ package final class TripService: Sendable {
     // MARK: - Reading
 
     /// The trip as Create/UpdateTrip answer: the SDK view plus `vehicleWaypoints` (echoed only here).
-    private func written(_ provider: String, _ tripId: String, _ mark: WriteMark) async throws(APIError) -> JSONValue {
+    func written(_ provider: String, _ tripId: String, _ mark: WriteMark) async throws(APIError) -> JSONValue {
         try await readModel.settle(mark)
         guard let document = try await readModel.document(FleetResourceProjection.tripsCollection, Self.key(provider, tripId)) else {
             throw .notFound("trip \(tripId) not found (provider \(provider))")

@@ -27,6 +27,9 @@ package final class RESTHandler: HTTPHandler {
             } else if let roots = try AuditRootsRoute.match(method: request.method, path: request.path) {
                 label = roots.label
                 response = try await handleAuditRoots(roots, request)
+            } else if let driver = try DriverRoute.match(method: request.method, path: request.path) {
+                label = driver.label
+                response = try await handleDriver(driver, request)
             } else {
                 let route = try Route.match(method: request.method, path: request.path)
                 label = route.label

@@ -31,6 +31,7 @@ extension Trip.Event {
             return .routeTokenExecutionReported(try EventJSON.decode(RouteTokenExecutionReported.self, from: json, type: type))
         case tripRouteDestinationAdvanced:
             return .routeDestinationAdvanced(try EventJSON.decode(RouteDestinationAdvanced.self, from: json, type: type))
+        case tripRouteSelected: return .routeSelected(try EventJSON.decode(RouteSelected.self, from: json, type: type))
         case tripPickupPointSet: return .pickupPointSet(try EventJSON.decode(PickupPointSet.self, from: json, type: type))
         case tripDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: json, type: type))
         default:
@@ -54,6 +55,7 @@ extension Trip.Event {
         case .routePlanned(let p): try EventJSON.encode(p, type: type)
         case .routeTokenExecutionReported(let p): try EventJSON.encode(p, type: type)
         case .routeDestinationAdvanced(let p): try EventJSON.encode(p, type: type)
+        case .routeSelected(let p): try EventJSON.encode(p, type: type)
         case .pickupPointSet(let p): try EventJSON.encode(p, type: type)
         case .deleted(let p): try EventJSON.encode(p, type: type)
         }
@@ -76,6 +78,7 @@ extension Trip.Event {
         case .routePlanned(let p): try EventJSON.encodeValue(p, type: type)
         case .routeTokenExecutionReported(let p): try EventJSON.encodeValue(p, type: type)
         case .routeDestinationAdvanced(let p): try EventJSON.encodeValue(p, type: type)
+        case .routeSelected(let p): try EventJSON.encodeValue(p, type: type)
         case .pickupPointSet(let p): try EventJSON.encodeValue(p, type: type)
         case .deleted(let p): try EventJSON.encodeValue(p, type: type)
         }

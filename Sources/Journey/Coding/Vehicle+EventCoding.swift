@@ -37,6 +37,8 @@ extension Vehicle.Event {
         case vehicleCapabilitiesChanged: return .capabilitiesChanged(try EventJSON.decode(CapabilitiesChanged.self, from: json, type: type))
         case vehicleLicensePlateSet: return .licensePlateSet(try EventJSON.decode(LicensePlateSet.self, from: json, type: type))
         case vehicleDeleted: return .deleted(try EventJSON.decode(Deleted.self, from: json, type: type))
+        case vehicleTripOffered: return .tripOffered(try EventJSON.decode(TripOffered.self, from: json, type: type))
+        case vehicleTripOfferAnswered: return .tripOfferAnswered(try EventJSON.decode(TripOfferAnswered.self, from: json, type: type))
         default:
             throw EventJSON.unknownType(type, aggregate: "vehicle")
         }
@@ -66,6 +68,8 @@ extension Vehicle.Event {
         case .capabilitiesChanged(let p): try EventJSON.encode(p, type: type)
         case .licensePlateSet(let p): try EventJSON.encode(p, type: type)
         case .deleted(let p): try EventJSON.encode(p, type: type)
+        case .tripOffered(let p): try EventJSON.encode(p, type: type)
+        case .tripOfferAnswered(let p): try EventJSON.encode(p, type: type)
         }
     }
 
@@ -94,6 +98,8 @@ extension Vehicle.Event {
         case .capabilitiesChanged(let p): try EventJSON.encodeValue(p, type: type)
         case .licensePlateSet(let p): try EventJSON.encodeValue(p, type: type)
         case .deleted(let p): try EventJSON.encodeValue(p, type: type)
+        case .tripOffered(let p): try EventJSON.encodeValue(p, type: type)
+        case .tripOfferAnswered(let p): try EventJSON.encodeValue(p, type: type)
         }
     }
 }

@@ -22,6 +22,17 @@ package enum TripStatus: String, Codable, Hashable, Sendable, CaseIterable {
     /// Statuses in which the vehicle stands at a stop.
     package var isArrival: Bool { self == .arrivedAtPickup || self == .arrivedAtIntermediateDestination }
 
+    /// The status of arriving at the stop this status heads for: ARRIVED_AT_PICKUP for
+    /// ENROUTE_TO_PICKUP, ARRIVED_AT_INTERMEDIATE_DESTINATION for ENROUTE_TO_INTERMEDIATE_DESTINATION;
+    /// nil otherwise (Fleet Engine has no arrival status for the dropoff).
+    package var arrivalStatus: TripStatus? {
+        switch self {
+        case .enrouteToPickup: .arrivedAtPickup
+        case .enrouteToIntermediateDestination: .arrivedAtIntermediateDestination
+        default: nil
+        }
+    }
+
     /// Statuses whose meaning involves `intermediateDestinationIndex`.
     package var usesIntermediateIndex: Bool {
         self == .arrivedAtIntermediateDestination || self == .enrouteToIntermediateDestination

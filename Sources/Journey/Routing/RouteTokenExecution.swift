@@ -33,11 +33,17 @@ package struct RouteTokenExecution: Codable, Hashable, Sendable {
     package var status: RouteTokenExecutionStatus
     /// The parameters in force after the report (see `Trip.Event.RouteTokenExecutionReported`).
     package var effectiveParameters: ResolvedRoutingParameters
+    /// The navigation app's route status, when it reported one.
+    package var routeStatus: RouteStatus?
 
-    package init(status: RouteTokenExecutionStatus, effectiveParameters: ResolvedRoutingParameters) {
+    package init(status: RouteTokenExecutionStatus, effectiveParameters: ResolvedRoutingParameters, routeStatus: RouteStatus? = nil) {
         self.status = status
         self.effectiveParameters = effectiveParameters
+        self.routeStatus = routeStatus
     }
+
+    /// Whether navigation guides along the plan: a report without an error route status.
+    package var guiding: Bool { routeStatus?.isOK ?? true }
 
     /// Whether the token itself was honoured.
     package var tokenApplied: Bool { status == .tokenSuccessfullyApplied }

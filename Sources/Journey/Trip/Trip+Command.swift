@@ -29,10 +29,17 @@ extension Trip {
         case setAttributes([Attribute], at: Timestamp)
         /// Attach a route plan; replaces any earlier plan and its destinations.
         case planRoute(RoutePlan, at: Timestamp)
-        /// The driver's navigation reports how it applied the plan's route token.
-        case reportRouteTokenExecution(RouteTokenExecutionStatus, resolved: ResolvedRoutingParameters?, at: Timestamp)
+        /// Pick route `index` of the plan's routes (0 the default) before guidance starts
+        /// (`State.guidanceStarted`); afterwards the choice is fixed and a new choice needs a new plan.
+        case selectRoute(index: Int, at: Timestamp)
+        /// The driver's navigation reports how it applied the plan's route token, and its route status.
+        case reportRouteTokenExecution(RouteTokenExecutionStatus, resolved: ResolvedRoutingParameters?, routeStatus: RouteStatus? = nil, at: Timestamp)
         /// After arriving at a stop, head for the next one (the only way a plan advances).
-        case continueToNextDestination(at: Timestamp)
+        ///
+        /// `vehicleArrived` is true when the trip's vehicle reported ARRIVED_AT_DESTINATION at this
+        /// trip's stop: then a trip still en route to a pickup or intermediate stop first records
+        /// the arrival, then departs.
+        case continueToNextDestination(vehicleArrived: Bool = false, at: Timestamp)
         /// DeleteTrip. Refused for an active (not COMPLETE/CANCELED) trip that has a vehicle;
         /// afterwards the trip does not exist and its id may be created again on the same stream.
         case deleteTrip(at: Timestamp)

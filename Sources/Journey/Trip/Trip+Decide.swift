@@ -22,18 +22,39 @@ extension Trip {
             return [.vehicleUnassigned(.init(tripId: state.tripId, vehicleId: vehicleId, status: state.status, at: at))]
         case .updateTripStatus(let to, let index, let version, let at):
             return try decideStatus(to: to, index: index, version: version, at: at, state: state)
-        case .continueToNextDestination(let at):
+        case .continueToNextDestination(let vehicleArrived, let at):
             try requireNotTerminal(state, doing: "continue to the next destination")
-            guard state.status.isArrival else {
-                throw .failedPrecondition("continueToNextDestination needs the vehicle to have arrived at a stop (trip \(state.tripId) tripStatus \(state.status.rawValue))")
+            var current = state
+            var events: [Event] = []
+            if !state.status.isArrival {
+                guard vehicleArrived, let arrival = state.status.arrivalStatus else {
+                    throw .failedPrecondition("continueToNextDestination needs the vehicle to have arrived at the current stop (trip \(state.tripId) tripStatus \(state.status.rawValue), vehicle \(vehicleArrived ? "arrived" : "not arrived"))")
+                }
+                events = try decideStatus(to: arrival, index: state.status.usesIntermediateIndex ? state.intermediateDestinationIndex : nil,
+                                          version: nil, at: at, state: state)
+                for event in events { current = evolve(current, with: event) }
             }
-            let nextIndex = state.status == .arrivedAtPickup ? 0 : state.intermediateDestinationIndex + 1
-            if nextIndex < state.intermediateDestinations.count {
-                return try decideStatus(
+            let nextIndex = current.status == .arrivedAtPickup ? 0 : current.intermediateDestinationIndex + 1
+            if nextIndex < current.intermediateDestinations.count {
+                return events + (try decideStatus(
                     to: .enrouteToIntermediateDestination, index: nextIndex,
-                    version: state.intermediateDestinationsVersion, at: at, state: state)
+                    version: current.intermediateDestinationsVersion, at: at, state: current))
             }
-            return try decideStatus(to: .enrouteToDropoff, index: nil, version: nil, at: at, state: state)
+            return events + (try decideStatus(to: .enrouteToDropoff, index: nil, version: nil, at: at, state: current))
+        case .selectRoute(let index, let at):
+            try requireNotTerminal(state, doing: "select a route")
+            guard let plan = state.routePlan else {
+                throw .failedPrecondition("selectRoute needs a planned route (trip \(state.tripId) has no route plan)")
+            }
+            guard index >= 0, index < plan.routeCount else {
+                throw .invalidArgument("routeIndex must be in 0..<\(plan.routeCount) (got \(index), trip \(state.tripId))")
+            }
+            guard index != plan.routeIndex else { return [] }
+            guard !state.guidanceStarted else {
+                throw .failedPrecondition("the route is fixed once guidance has started; plan the route again to choose another (trip \(state.tripId) route \(plan.routeIndex), requested \(index))")
+            }
+            return [.routeSelected(.init(tripId: state.tripId, vehicleId: state.vehicleId, routeIndex: index,
+                                         routeToken: plan.routes?[index].routeToken, at: at))]
         case .setIntermediateDestinations(let destinations, let at):
             try requireNotTerminal(state, doing: "change its intermediate destinations")
             guard state.tripType == .exclusive || destinations.isEmpty else {
@@ -85,7 +106,7 @@ extension Trip {
             try requireNotTerminal(state, doing: "get a route plan")
             let validated = try plan.validated()
             return [.routePlanned(.init(tripId: state.tripId, vehicleId: state.vehicleId, plan: validated, at: at))]
-        case .reportRouteTokenExecution(let status, let resolved, let at):
+        case .reportRouteTokenExecution(let status, let resolved, let routeStatus, let at):
             guard let plan = state.routePlan else {
                 throw .failedPrecondition("a route token execution needs a planned route (trip \(state.tripId) has no route plan)")
             }
@@ -106,7 +127,8 @@ extension Trip {
             let base = normalized ?? plan.requestedParameters
             let effective = applied ? base : base.keptWithoutToken
             return [.routeTokenExecutionReported(.init(
-                tripId: state.tripId, status: status, tokenApplied: applied, reported: normalized, effective: effective, at: at))]
+                tripId: state.tripId, status: status, tokenApplied: applied, reported: normalized, effective: effective,
+                routeStatus: routeStatus, at: at))]
         }
     }
 

@@ -20,6 +20,7 @@ extension Trip {
         case routePlanned(RoutePlanned)
         case routeTokenExecutionReported(RouteTokenExecutionReported)
         case routeDestinationAdvanced(RouteDestinationAdvanced)
+        case routeSelected(RouteSelected)
         case pickupPointSet(PickupPointSet)
         case deleted(Deleted)
 
@@ -36,6 +37,7 @@ extension Trip {
         package static let tripRoutePlanned = "TripRoutePlanned"
         package static let tripRouteTokenExecutionReported = "TripRouteTokenExecutionReported"
         package static let tripRouteDestinationAdvanced = "TripRouteDestinationAdvanced"
+        package static let tripRouteSelected = "TripRouteSelected"
         package static let tripPickupPointSet = "TripPickupPointSet"
         package static let tripDeleted = "TripDeleted"
 
@@ -44,7 +46,7 @@ extension Trip {
             tripCreated, tripVehicleAssigned, tripVehicleUnassigned, tripStatusChanged, tripCompleted, tripCanceled,
             tripIntermediateDestinationsChanged, tripDropoffPointSet, tripActualLocationRecorded, tripAttributesSet,
             tripRoutePlanned, tripRouteTokenExecutionReported, tripRouteDestinationAdvanced, tripPickupPointSet,
-            tripDeleted,
+            tripDeleted, tripRouteSelected,
         ]
 
         /// The stored type string.
@@ -63,6 +65,7 @@ extension Trip {
             case .routePlanned: Event.tripRoutePlanned
             case .routeTokenExecutionReported: Event.tripRouteTokenExecutionReported
             case .routeDestinationAdvanced: Event.tripRouteDestinationAdvanced
+            case .routeSelected: Event.tripRouteSelected
             case .pickupPointSet: Event.tripPickupPointSet
             case .deleted: Event.tripDeleted
             }
@@ -334,6 +337,8 @@ extension Trip {
             package var tokenApplied: Bool
             package var reported: ResolvedRoutingParameters?
             package var effective: ResolvedRoutingParameters
+            /// The navigation app's route status (OK or an error); absent in reports that had none.
+            package var routeStatus: RouteStatus?
             package var at: Timestamp
 
             package init(
@@ -342,6 +347,7 @@ extension Trip {
                 tokenApplied: Bool,
                 reported: ResolvedRoutingParameters? = nil,
                 effective: ResolvedRoutingParameters,
+                routeStatus: RouteStatus? = nil,
                 at: Timestamp
             ) {
                 self.tripId = tripId
@@ -349,6 +355,25 @@ extension Trip {
                 self.tokenApplied = tokenApplied
                 self.reported = reported
                 self.effective = effective
+                self.routeStatus = routeStatus
+                self.at = at
+            }
+        }
+
+        /// `TripRouteSelected`: before guidance started, route `routeIndex` of the plan's routes
+        /// is now the one in force (its legs and `routeToken` replace the plan's).
+        package struct RouteSelected: Codable, Hashable, Sendable {
+            package var tripId: String
+            package var vehicleId: String?
+            package var routeIndex: Int
+            package var routeToken: String?
+            package var at: Timestamp
+
+            package init(tripId: String, vehicleId: String? = nil, routeIndex: Int, routeToken: String? = nil, at: Timestamp) {
+                self.tripId = tripId
+                self.vehicleId = vehicleId
+                self.routeIndex = routeIndex
+                self.routeToken = routeToken
                 self.at = at
             }
         }

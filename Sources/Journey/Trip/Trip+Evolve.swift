@@ -57,7 +57,10 @@ extension Trip {
             s.routeTokenExecution = nil
             s.lastUpdatedAt = e.at
         case .routeTokenExecutionReported(let e):
-            s.routeTokenExecution = RouteTokenExecution(status: e.status, effectiveParameters: e.effective)
+            s.routeTokenExecution = RouteTokenExecution(status: e.status, effectiveParameters: e.effective, routeStatus: e.routeStatus)
+            s.lastUpdatedAt = e.at
+        case .routeSelected(let e):
+            s.routePlan = s.routePlan?.selecting(e.routeIndex)
             s.lastUpdatedAt = e.at
         case .routeDestinationAdvanced(let e):
             s.activeDestinationIndex = e.destinationIndex

@@ -40,6 +40,14 @@ package enum Trip {
         /// A trip that does not exist yet.
         package init() {}
 
+        /// Whether navigation has started guiding along the current plan: the navigation app
+        /// reported the plan's token execution without a route error, or the plan moved past its
+        /// first destination. From then on the plan's route choice is fixed.
+        package var guidanceStarted: Bool {
+            guard routePlan != nil else { return false }
+            return routeTokenExecution?.guiding == true || activeDestinationIndex > 0
+        }
+
         /// The trip's stops in order: pickup, intermediates, dropoff (when set).
         package var allWaypoints: [TripWaypoint] {
             var result: [TripWaypoint] = []

@@ -32,6 +32,12 @@ extension Vehicle {
         case updateCapabilities(maximumCapacity: Int?, supportedTripTypes: [TripType]?, vehicleType: VehicleType?, at: Timestamp)
         /// UpdateVehicle with `licensePlate`; nil clears it.
         case setLicensePlate(LicensePlate?, at: Timestamp)
+        /// Offer a trip to the vehicle's driver until `expiresAt`; `trip` is the trip's current
+        /// state (nil when it does not exist). Offering a trip already offered replaces the offer.
+        case offerTrip(tripId: String, trip: Trip.State?, expiresAt: Timestamp, at: Timestamp)
+        /// The driver accepts or declines a pending offer; accepting is refused once the offer
+        /// expired (`at` is not before `expiresAt`). The service assigns the trip on acceptance.
+        case answerOffer(tripId: String, accept: Bool, at: Timestamp)
         /// DeleteVehicle. Refused while the vehicle has current trips; afterwards the vehicle does
         /// not exist and its id may be registered again on the same stream.
         case deleteVehicle(at: Timestamp)

@@ -109,6 +109,10 @@ extension Vehicle {
             let validated = try plate?.validated(field: "licensePlate")
             guard validated != state.licensePlate else { return [] }
             return [.licensePlateSet(.init(vehicleId: id, licensePlate: validated, at: at))]
+        case .offerTrip(let tripId, let trip, let expiresAt, let at):
+            return try decideOffer(tripId: tripId, trip: trip, expiresAt: expiresAt, at: at, state: state)
+        case .answerOffer(let tripId, let accept, let at):
+            return try decideAnswer(tripId: tripId, accept: accept, at: at, state: state)
         case .deleteVehicle(let at):
             guard state.currentTrips.isEmpty else {
                 throw .failedPrecondition("a vehicle with current trips cannot be deleted; complete, cancel or unassign them first (vehicle \(id) currentTrips \(state.currentTripIds))")

@@ -27,6 +27,8 @@ extension Vehicle {
         case capabilitiesChanged(CapabilitiesChanged)
         case licensePlateSet(LicensePlateSet)
         case deleted(Deleted)
+        case tripOffered(TripOffered)
+        case tripOfferAnswered(TripOfferAnswered)
 
         package static let vehicleRegistered = "VehicleRegistered"
         package static let vehicleStateChanged = "VehicleStateChanged"
@@ -49,6 +51,8 @@ extension Vehicle {
         package static let vehicleCapabilitiesChanged = "VehicleCapabilitiesChanged"
         package static let vehicleLicensePlateSet = "VehicleLicensePlateSet"
         package static let vehicleDeleted = "VehicleDeleted"
+        package static let vehicleTripOffered = "VehicleTripOffered"
+        package static let vehicleTripOfferAnswered = "VehicleTripOfferAnswered"
 
         /// Every stored type string of this aggregate.
         package static let allTypes: [String] = [
@@ -57,7 +61,7 @@ extension Vehicle {
             vehicleNavigationStatusChanged, vehicleWaypointsReordered, vehicleRouteFollowed, vehicleWentOffRoute,
             vehicleRejoinedRoute, vehicleRerouted, vehicleTripAssigned, vehicleTripWaypointsUpdated, vehicleTripReleased,
             vehicleAttributesSet, vehicleBackToBackEnabledChanged, vehicleCapabilitiesChanged, vehicleLicensePlateSet,
-            vehicleDeleted,
+            vehicleDeleted, vehicleTripOffered, vehicleTripOfferAnswered,
         ]
 
         /// The stored type string.
@@ -84,6 +88,8 @@ extension Vehicle {
             case .capabilitiesChanged: Event.vehicleCapabilitiesChanged
             case .licensePlateSet: Event.vehicleLicensePlateSet
             case .deleted: Event.vehicleDeleted
+            case .tripOffered: Event.vehicleTripOffered
+            case .tripOfferAnswered: Event.vehicleTripOfferAnswered
             }
         }
 

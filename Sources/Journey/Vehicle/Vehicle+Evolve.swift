@@ -52,7 +52,15 @@ extension Vehicle {
             s.isOffRoute = false
             s.offRouteReportCount = 0
             s.lastUpdatedAt = e.at
+        case .tripOffered(let e):
+            s.offers.removeAll { $0.tripId == e.tripId }
+            s.offers.append(TripOffer(tripId: e.tripId, expiresAt: e.expiresAt, offeredAt: e.at))
+            s.lastUpdatedAt = e.at
+        case .tripOfferAnswered(let e):
+            s.offers.removeAll { $0.tripId == e.tripId }
+            s.lastUpdatedAt = e.at
         case .tripAssigned(let e):
+            // An accepted offer stays open until its answer is recorded, right after the assignment.
             s.currentTrips.append(CurrentTrip(tripId: e.tripId, tripType: e.tripType, numberOfPassengers: e.numberOfPassengers))
             s.waypoints = e.waypoints
             s.waypointsVersion = e.at

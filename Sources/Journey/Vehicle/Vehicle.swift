@@ -59,6 +59,8 @@ package enum Vehicle {
         /// Whether `VehicleWentOffRoute` was the last off-route fact.
         package var isOffRoute: Bool = false
         package var lastUpdatedAt: Timestamp?
+        /// Trips offered to the driver and not yet answered (expired ones included), in offer order.
+        package var offers: [TripOffer] = []
 
         /// A vehicle that does not exist yet.
         package init() {}

@@ -1,0 +1,49 @@
+import EventStore
+import Foundation
+import JSON
+import Postgres
+import Projections
+import ReadModels
+
+/// Reads the driver feed projection's documents (`rm_driver_feed`).
+///
+/// Read-your-writes per node: a read first waits (up to `consistencyTimeout`) until the driver
+/// feed projection has applied this node's latest append, so a feed read right after a location
+/// report, a plan or an offer through the same node includes it.
+struct DriverFeedReadModel: Sendable {
+    let pool: ConnectionPool
+    let runner: ProjectionRunner?
+    var consistencyTimeout: Duration = .seconds(5)
+
+    /// The feed document of `key` (`providers/P/vehicles/V`), or nil when the vehicle has none.
+    func feed(_ key: String) async throws(APIError) -> JSONValue? {
+        do {
+            let result = try await pool.query("SELECT document::text FROM rm_driver_feed WHERE collection = $1 AND key = $2",
+                                              [DriverFeedProjection.feedsCollection, key])
+            guard let row = result.first else { return nil }
+            return try JSONValue.parse(try row.string(0))
+        } catch {
+            throw APIError(.unavailable, "could not read the driver feed; retry", underlying: error)
+        }
+    }
+
+    /// Waits until the projection has applied `position`; false after `consistencyTimeout`.
+    func waitUntilApplied(_ position: FeedPosition) async -> Bool {
+        let timeout = consistencyTimeout
+        if let runner, runner.status.isOwner {
+            return await runner.waitUntilApplied(position, timeout: timeout)
+        }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let row = try? await pool.query(
+                "SELECT transaction_id::text, global_position FROM projection_checkpoints WHERE name = $1", [DriverFeedProjection.name]).first,
+               let txid = try? row.uint64(0), let stored = try? row.int64(1),
+               FeedPosition(transactionId: txid, globalPosition: stored) >= position {
+                return true
+            }
+            if let runner, runner.status.isOwner { return await runner.waitUntilApplied(position, timeout: deadline - ContinuousClock.now) }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return false
+    }
+}
