@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure modules.
         .target(name: "JSON", swiftSettings: settings),
@@ -29,7 +30,7 @@ let package = Package(
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
         .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: settings),
-        .target(name: "HTTP", dependencies: ["CMicroHTTPD"], swiftSettings: settings),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "CCurl"], swiftSettings: settings),
 
         // Storage.
         .target(name: "Schema", dependencies: ["Postgres"], resources: [.embedInCode("sql")], swiftSettings: settings),

@@ -17,6 +17,10 @@ package final class WaymarkAPI: Sendable {
     package let riders: RiderService
     /// Batch location ingest (`vehicles:reportLocations`).
     package let ingest: LocationIngestService
+    /// Webhook subscriptions and their dispatcher (`waymark serve` starts it).
+    package let webhooks: WebhookService
+    /// The arrival detector (`waymark serve` starts it).
+    package let arrivals: ArrivalDetector
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -34,7 +38,8 @@ package final class WaymarkAPI: Sendable {
     ///   - publicURL: the base of share-link URLs (`WAYMARK_PUBLIC_URL`); nil: `http://` and the request's Host.
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
-                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil) {
+                 clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
+                 webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init()) {
         self.store = store
         self.runners = runners
         self.authenticator = authenticator
@@ -52,6 +57,8 @@ package final class WaymarkAPI: Sendable {
         riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
                               clock: clock, publicURL: publicURL)
         ingest = LocationIngestService(repository: repository, clock: clock)
+        webhooks = WebhookService(store: store, options: webhookOptions)
+        arrivals = ArrivalDetector(store: store, settings: arrivalSettings)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
     }
 
@@ -66,8 +73,10 @@ package final class WaymarkAPI: Sendable {
         DocumentMirror(collections: JourneyReadModel.mirroredCollections)
     }
 
-    /// Before the HTTP server stops: answers every long poll now (304) and stops the journey hub's ticker.
+    /// Before the HTTP server stops: stops webhook deliveries and the arrival detector, answers every long poll now (304) and stops the journey hub's ticker.
     package func shutdown() async {
+        await webhooks.dispatcher.stop()
+        await arrivals.stop()
         await riders.hub.stop()
     }
 
@@ -114,6 +123,8 @@ package final class WaymarkAPI: Sendable {
         for runner in runners {
             extra.append("waymark_projection_skipped_events{projection=\"\(runner.name)\"} \(runner.status.skippedEvents)")
         }
+        extra += webhooks.dispatcher.metricLines()
+        if arrivals.settings.enabled { extra += arrivals.metricLines() }
         return metrics.render(extra: extra)
     }
 }

@@ -20,5 +20,6 @@ package enum Migrations {
         Migration(version: 2, name: "append_guard", sql: String(decoding: PackageResources._002_append_guard_sql, as: UTF8.self)),
         Migration(version: 3, name: "projections", sql: String(decoding: PackageResources._003_projections_sql, as: UTF8.self)),
         Migration(version: 4, name: "stream_heads_tuning", sql: String(decoding: PackageResources._004_stream_heads_tuning_sql, as: UTF8.self)),
+        Migration(version: 6, name: "webhooks", sql: String(decoding: PackageResources._006_webhooks_sql, as: UTF8.self)),
     ]
 }

@@ -21,6 +21,7 @@ enum ServeCommand {
         let flags = try Flags(arguments)
         let settings = try Settings.load(environment, flags: flags)
         let http = try HTTPSettings.load(environment, flags: flags)
+        let webhookSettings = try WebhookSettings.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let secret: [UInt8]
         if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
@@ -47,8 +48,11 @@ enum ServeCommand {
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
             // Built before the runners start, so the journey hub observes the mirror from its first load.
             let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror, journeyMirror: journeyMirror,
-                                 consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) })
+                                 consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
+                                 webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals)
             for runner in runners { runner.start() }
+            api.webhooks.dispatcher.start()
+            api.arrivals.start()
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
