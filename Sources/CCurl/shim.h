@@ -33,6 +33,17 @@ static inline CURLcode waymark_curl_setopt_write(CURL *handle, waymark_curl_writ
   return curl_easy_setopt(handle, CURLOPT_WRITEDATA, context);
 }
 
+typedef int (*waymark_curl_progress_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow);
+
+/* Installs a progress callback (called about once a second, and on activity); a non-zero return aborts the transfer. */
+static inline CURLcode waymark_curl_setopt_progress(CURL *handle, waymark_curl_progress_callback callback, void *context) {
+  CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+  if (code != CURLE_OK) return code;
+  code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, context);
+  if (code != CURLE_OK) return code;
+  return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
 static inline CURLcode waymark_curl_response_code(CURL *handle, long *code) {
   return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }

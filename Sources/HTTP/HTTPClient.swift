@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import Synchronization
 
 /// A minimal outgoing HTTP client over libcurl's easy interface, for webhook deliveries.
 ///
@@ -43,25 +44,71 @@ package enum HTTPClient {
     package static let maximumBodyBytes = 4096
 
     /// Sends `request` and waits for the answer; a transport failure or timeout is an `HTTPError`.
+    ///
+    /// Cancelling the calling task answers at once with `clientCancelled`; libcurl aborts the
+    /// transfer at its next progress callback (within about a second) and the thread ends.
     package static func send(_ request: Request) async throws(HTTPError) -> Response {
         _ = globalInit
-        let result: Result<Response, HTTPError> = await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: perform(request)) }
-            thread.name = "waymark-http-client"
-            thread.start()
+        let sink = Sink()
+        let answer = Answer()
+        let result: Result<Response, HTTPError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                answer.wait(continuation)
+                let thread = Thread { answer.give(perform(request, sink: sink)) }
+                thread.name = "waymark-http-client"
+                thread.start()
+            }
+        } onCancel: {
+            sink.cancelled.store(true, ordering: .relaxed)
+            answer.give(.failure(HTTPError(.clientCancelled, "\(request.method) \(redacted(request.url)) was cancelled")))
         }
         return try result.get()
+    }
+
+    /// The one answer of a `send`: whichever comes first of the transfer's end and a cancellation.
+    private final class Answer: Sendable {
+        private let state = Mutex<(continuation: CheckedContinuation<Result<Response, HTTPError>, Never>?, result: Result<Response, HTTPError>?, done: Bool)>((nil, nil, false))
+
+        func wait(_ continuation: CheckedContinuation<Result<Response, HTTPError>, Never>) {
+            let ready = state.withLock { state -> Result<Response, HTTPError>? in
+                if let result = state.result {
+                    state.done = true
+                    return result
+                }
+                state.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+
+        func give(_ result: Result<Response, HTTPError>) {
+            let waiting = state.withLock { state -> CheckedContinuation<Result<Response, HTTPError>, Never>? in
+                guard !state.done, state.result == nil else { return nil }
+                guard let continuation = state.continuation else {
+                    state.result = result
+                    return nil
+                }
+                state.done = true
+                state.continuation = nil
+                return continuation
+            }
+            waiting?.resume(returning: result)
+        }
     }
 
     /// `curl_global_init` once per process, before the first handle (it is not thread-safe).
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    /// Collects the answer body (bounded) for the write callback.
-    private final class Sink {
+    /// Collects the answer body (bounded) for the write callback, and carries the cancel flag.
+    ///
+    /// `@unchecked Sendable`: `bytes` is touched only by the transfer's thread (inside
+    /// `curl_easy_perform` and after it); `cancelled` is atomic.
+    private final class Sink: @unchecked Sendable {
         var bytes: [UInt8] = []
+        let cancelled = Atomic<Bool>(false)
     }
 
-    private static func perform(_ request: Request) -> Result<Response, HTTPError> {
+    private static func perform(_ request: Request, sink: Sink) -> Result<Response, HTTPError> {
         guard let handle = curl_easy_init() else { return .failure(HTTPError(.clientFailed, "libcurl could not create a handle")) }
         defer { curl_easy_cleanup(handle) }
         var headerList: UnsafeMutablePointer<curl_slist>?
@@ -70,7 +117,6 @@ package enum HTTPClient {
             curl_slist_free_all(headerList)
             curl_slist_free_all(resolveList)
         }
-        let sink = Sink()
         let context = Unmanaged.passRetained(sink)
         defer { context.release() }
         var body = request.body
@@ -92,6 +138,9 @@ package enum HTTPClient {
                           data.withMemoryRebound(to: UInt8.self, capacity: total) { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: min(room, total))) }
                       }
                       return total
+                  }, context.toOpaque())),
+                  check(waymark_curl_setopt_progress(handle, { context, _, _, _, _ in
+                      Unmanaged<Sink>.fromOpaque(context!).takeUnretainedValue().cancelled.load(ordering: .relaxed) ? 1 : 0
                   }, context.toOpaque()))
             else { return CURLE_FAILED_INIT }
             if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" {

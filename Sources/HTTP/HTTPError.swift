@@ -23,6 +23,8 @@ package struct HTTPError: Error, Sendable, CustomStringConvertible {
         package static let clientFailed = Code(name: "clientFailed")
         /// An outgoing request did not finish within its timeout.
         package static let clientTimedOut = Code(name: "clientTimedOut")
+        /// An outgoing request was abandoned because its task was cancelled.
+        package static let clientCancelled = Code(name: "clientCancelled")
     }
 
     /// What kind of failure this is; tests and callers switch on it.
