@@ -136,6 +136,13 @@ import TestSupport
     }
 }
 
+@Test func theDocumentedEventTypesAreExactlyTheOnesASubscriptionAccepts() async throws {
+    let document = try JSONValue.parse(Array(String(decoding: try Data(contentsOf: URL(fileURLWithPath: WaymarkBinary.packageRoot + "/api/openapi.json")), as: UTF8.self).utf8))
+    let documented = document["components"]?["schemas"]?["WebhookEventType"]?["enum"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    #expect(Set(documented) == WebhookService.knownEventTypes)
+    #expect(documented.count == WebhookService.knownEventTypes.count)
+}
+
 extension JSONValue {
     /// The compact JSON text (to search an answer for a value that must not be there).
     var compactText: String { String(decoding: compactBytes(), as: UTF8.self) }

@@ -18,7 +18,7 @@ package final class WebhookService: Sendable {
     }
 
     /// Every event type a subscription may name in `eventTypes`.
-    static let knownEventTypes: Set<String> = Set(Trip.Event.allTypes + Vehicle.Event.allTypes + StopArrival.Event.allTypes)
+    package static let knownEventTypes: Set<String> = Set(Trip.Event.allTypes + Vehicle.Event.allTypes + StopArrival.Event.allTypes)
 
     static func authorize(_ caller: Principal, provider: String) throws(APIError) {
         try caller.require([.server], to: "manage webhooks")
