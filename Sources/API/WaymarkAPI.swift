@@ -58,7 +58,16 @@ package final class WaymarkAPI: Sendable {
                               clock: clock, publicURL: publicURL)
         ingest = LocationIngestService(repository: repository, clock: clock)
         webhooks = WebhookService(store: store, options: webhookOptions)
-        arrivals = ArrivalDetector(store: store, settings: arrivalSettings)
+        let tripService = trips
+        arrivals = ArrivalDetector(store: store, settings: arrivalSettings) { provider, arrival in
+            // To ARRIVED_AT_PICKUP from NEW or ENROUTE_TO_PICKUP; the trip's state machine refuses it
+            // once the trip is past that (arrived, picked up, canceled), which is the answer then.
+            let context = CommandContext(caller: Principal(role: .server, provider: provider, subject: "arrival-detector"),
+                                         requestId: "arrival-\(arrival.tripId)-\(arrival.visit)")
+            let request = TripService.UpdateRequest(provider: provider, tripId: arrival.tripId,
+                                                    changes: [.tripStatus(.arrivedAtPickup, intermediateDestinationIndex: nil, intermediateDestinationsVersion: nil)])
+            _ = try? await tripService.update(request, context: context)
+        }
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name))
     }
 

@@ -41,6 +41,7 @@ struct WebhookSettings {
             }
             settings.arrivals.perProvider[String(parts[0])] = StopArrival.Options(radiusMeters: Double(values[0]), dwellSeconds: Double(values[1]))
         }
+        settings.arrivals.advanceTripStatus = try flag("WAYMARK_ARRIVALS_ADVANCE_TRIP_STATUS")
         return settings
     }
 

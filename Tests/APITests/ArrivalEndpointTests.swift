@@ -53,6 +53,8 @@ import TestSupport
                 #expect(deliveries.first?.streamId == "arrival:acme/t-1")
                 let metrics = try await server.request("GET", "/metrics").text
                 #expect(metrics.contains("waymark_arrival_events_appended_total 2"))
+                // The trip's status is the fleet's to change (the automatic advance is off by default).
+                #expect(try await server.json("GET", "/v1/providers/acme/trips/t-1").1["tripStatus"] == "ENROUTE_TO_PICKUP")
                 server.stop()
             } catch {
                 server.stop()
@@ -82,6 +84,30 @@ import TestSupport
             try await Task.sleep(for: .milliseconds(300))
             #expect(position >= head, "the detector read the log again up to its head")
             #expect(try await Self.arrivalEvents(url).map(\.0) == stored.map(\.0))
+        }
+    }
+
+    @Test func withTheAdvanceOnAnArrivalAtThePickupMovesTheTripToArrivedAtPickup() async throws {
+        var environment = Self.environment
+        environment["WAYMARK_ARRIVALS_ADVANCE_TRIP_STATUS"] = "true"
+        try await TestServer.with(environment: environment) { server in
+            try await server.startTrip()
+            for _ in 0..<5 {
+                try await Self.report(server, latitude: 52.5, longitude: 13.4)
+                try await Task.sleep(for: .milliseconds(700))
+            }
+            var status: JSONValue = .null
+            for _ in 0..<100 {
+                status = try await server.json("GET", "/v1/providers/acme/trips/t-1").1["tripStatus"] ?? .null
+                if status == "ARRIVED_AT_PICKUP" { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(status == "ARRIVED_AT_PICKUP")
+            let url = server.databaseURL
+            let metadata = try await Blocking.run {
+                try Connection(conninfo: url).query("SELECT metadata->>'subject' FROM events WHERE stream_id = 'trip:acme/t-1' AND event_type = 'TripStatusChanged' ORDER BY stream_version DESC LIMIT 1").first?.string(0)
+            }
+            #expect(metadata == "arrival-detector")
         }
     }
 }

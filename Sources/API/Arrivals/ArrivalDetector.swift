@@ -25,6 +25,9 @@ package final class ArrivalDetector: Sendable {
         package var enabled = true
         package var defaults = StopArrival.Options()
         package var perProvider: [String: StopArrival.Options] = [:]
+        /// Moves a trip that is NEW or ENROUTE_TO_PICKUP to ARRIVED_AT_PICKUP when its vehicle arrives at the
+        /// pickup (`WAYMARK_ARRIVALS_ADVANCE_TRIP_STATUS`, off by default: Fleet Engine leaves this to the app).
+        package var advanceTripStatus = false
 
         package init() {}
 
@@ -51,10 +54,13 @@ package final class ArrivalDetector: Sendable {
     private let pool: ConnectionPool
     private let state = Mutex(Status())
     private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Called for each pickup arrival this node appended (not for ones already in the log), when `advanceTripStatus` is on.
+    private let advance: (@Sendable (_ provider: String, _ arrival: StopArrival.Event.Arrived) async -> Void)?
 
-    package init(store: EventStore, settings: Settings) {
+    package init(store: EventStore, settings: Settings, advance: (@Sendable (_ provider: String, _ arrival: StopArrival.Event.Arrived) async -> Void)? = nil) {
         self.store = store
         self.settings = settings
+        self.advance = settings.advanceTripStatus ? advance : nil
         pool = ConnectionPool(.init(conninfo: store.configuration.conninfo, size: 1, setupStatements: store.configuration.setupStatements, name: "arrivals"))
     }
 
@@ -122,6 +128,7 @@ package final class ArrivalDetector: Sendable {
             }
             var changed: [String: StopArrival.State] = [:]
             var appends: [StreamAppend] = []
+            var pickups: [Int: (String, StopArrival.Event.Arrived)] = [:]  // append index → arrival at a pickup
             for event in inputs {
                 guard let (_, provider, vehicleId) = Self.parse(event.streamId) else { continue }
                 let decoded: Vehicle.Event
@@ -133,6 +140,7 @@ package final class ArrivalDetector: Sendable {
                     changed[event.streamId] = after
                 }
                 for (index, fact) in facts.enumerated() {
+                    if case .arrived(let arrival) = fact, arrival.waypointType == .pickup { pickups[appends.count] = (provider, arrival) }
                     let data = try fact.encodePayloadValue()
                     let metadata: JSONValue = .object(JSONObject([("causationId", .string(event.id.uuidString.lowercased())), ("source", "arrival-detector")]))
                     appends.append(StreamAppend(streamId: "arrival:\(provider)/\(fact.tripId)", expectedVersion: .any,
@@ -140,10 +148,14 @@ package final class ArrivalDetector: Sendable {
                 }
             }
             var appended: Int64 = 0
+            var newPickups: [(String, StopArrival.Event.Arrived)] = []
             if !appends.isEmpty {
-                for result in await store.appendBatch(appends) {
+                for (index, result) in await store.appendBatch(appends).enumerated() {
                     let outcome = try result.get()
-                    if !outcome.deduplicated { appended += Int64(outcome.positions.count) }
+                    if !outcome.deduplicated {
+                        appended += Int64(outcome.positions.count)
+                        if let pickup = pickups[index] { newPickups.append(pickup) }
+                    }
                 }
             }
             let target = batch.last!.feedPosition
@@ -166,6 +178,9 @@ package final class ArrivalDetector: Sendable {
                 $0.checkpoint = target
                 $0.eventsAppended += appended
                 $0.lastError = nil
+            }
+            if let advance {
+                for (provider, arrival) in newPickups { await advance(provider, arrival) }
             }
         }
     }
