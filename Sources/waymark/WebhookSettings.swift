@@ -29,7 +29,7 @@ struct WebhookSettings {
         settings.dispatcher.timeout = .milliseconds(try whole("WAYMARK_WEBHOOKS_TIMEOUT_MS", 100...600_000, default: 10_000))
         settings.dispatcher.maxInFlight = try whole("WAYMARK_WEBHOOKS_MAX_IN_FLIGHT", 1...64, default: 4)
 
-        settings.arrivals.enabled = !(try flagDefaultTrue("WAYMARK_ARRIVALS", environment))
+        settings.arrivals.enabled = !(try turnedOff("WAYMARK_ARRIVALS", environment))
         settings.arrivals.defaults = StopArrival.Options(radiusMeters: Double(try whole("WAYMARK_ARRIVAL_RADIUS_METERS", 5...5000, default: 50)),
                                                          dwellSeconds: Double(try whole("WAYMARK_ARRIVAL_DWELL_SECONDS", 0...3600, default: 20)))
         // Per provider: "acme=30/15,other=80/30" (radius in metres / dwell in seconds).
@@ -45,8 +45,8 @@ struct WebhookSettings {
         return settings
     }
 
-    /// True when the variable turns the feature off ("false"/"off"/"0").
-    private static func flagDefaultTrue(_ name: String, _ environment: [String: String]) throws -> Bool {
+    /// Whether the variable turns a feature that is on by default off ("off", "false", "0", "no").
+    private static func turnedOff(_ name: String, _ environment: [String: String]) throws -> Bool {
         switch environment[name]?.lowercased() ?? "" {
         case "", "true", "1", "on", "yes": return false
         case "false", "0", "off", "no": return true
