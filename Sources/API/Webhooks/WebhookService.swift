@@ -30,9 +30,8 @@ package final class WebhookService: Sendable {
         try Self.authorize(caller, provider: provider)
         let id = webhookId ?? UUID().uuidString.lowercased()
         do { try Identifier.validate(id, field: "webhookId") } catch { throw APIError(error) }
-        var subscription = try WebhookJSON.subscription(body, provider: provider, id: id)
+        let subscription = try WebhookJSON.subscription(body, provider: provider, id: id)
         _ = try await WebhookTarget.resolve(subscription.url, allowPrivate: dispatcher.options.allowPrivate)
-        subscription.createdAtMicros = 0
         let stored: WebhookSubscription?
         do {
             stored = try await subscriptions.create(subscription)
