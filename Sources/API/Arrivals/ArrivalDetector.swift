@@ -179,8 +179,9 @@ package final class ArrivalDetector: Sendable {
                 $0.eventsAppended += appended
                 $0.lastError = nil
             }
+            // In tasks of their own: an update waits for the fleet read model, detection must not.
             if let advance {
-                for (provider, arrival) in newPickups { await advance(provider, arrival) }
+                for (provider, arrival) in newPickups { Task { await advance(provider, arrival) } }
             }
         }
     }
