@@ -20,6 +20,7 @@ let package = Package(
         // glibc's posix_spawn close-from action, hidden from Swift's Glibc module (header only).
         .systemLibrary(name: "CSpawn", path: "Sources/CSpawn"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Pure modules.
         .target(name: "JSON", swiftSettings: settings),
@@ -31,7 +32,7 @@ let package = Package(
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
         .target(name: "Postgres", dependencies: ["CLibPQ", "CSpawn"], swiftSettings: settings),
-        .target(name: "HTTP", dependencies: ["CMicroHTTPD"], swiftSettings: settings),
+        .target(name: "HTTP", dependencies: ["CMicroHTTPD", "CCurl"], swiftSettings: settings),
 
         // Storage.
         .target(name: "Schema", dependencies: ["Postgres"], resources: [.embedInCode("sql")], swiftSettings: settings),

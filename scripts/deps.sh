@@ -10,6 +10,8 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
 pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+# Outgoing webhook deliveries (the HTTP module's client).
+pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 [ -x /usr/sbin/runuser ] || need+=(util-linux)
 # The API conformance tests build a virtualenv (google-maps-fleetengine, schemathesis).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)

@@ -21,6 +21,10 @@ package final class WaymarkAPI: Sendable {
     package let ingest: LocationIngestService
     /// History, time travel and the route audit.
     package let audit: AuditService
+    /// Webhook subscriptions and their dispatcher (`waymark serve` starts it).
+    package let webhooks: WebhookService
+    /// The arrival detector (`waymark serve` starts it).
+    package let arrivals: ArrivalDetector
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -40,7 +44,8 @@ package final class WaymarkAPI: Sendable {
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
-                 horizonWarningSeconds: Double = 30) {
+                 horizonWarningSeconds: Double = 30,
+                 webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init()) {
         self.store = store
         self.runners = runners
         self.authenticator = authenticator
@@ -61,6 +66,17 @@ package final class WaymarkAPI: Sendable {
         audit = AuditService(store: store, clock: clock)
         let feeds = DriverFeedReadModel(pool: store.pool, runner: runners.first { $0.name == DriverFeedProjection.name }, consistencyTimeout: consistencyTimeout)
         drivers = DriverService(trips: trips, repository: repository, feeds: feeds, clock: clock)
+        webhooks = WebhookService(store: store, options: webhookOptions)
+        let tripService = trips
+        arrivals = ArrivalDetector(store: store, settings: arrivalSettings) { provider, arrival in
+            // To ARRIVED_AT_PICKUP from NEW or ENROUTE_TO_PICKUP; the trip's state machine refuses it
+            // once the trip is past that (arrived, picked up, canceled), which is the answer then.
+            let context = CommandContext(caller: Principal(role: .server, provider: provider, subject: "arrival-detector"),
+                                         requestId: "arrival-\(arrival.tripId)-\(arrival.visit)")
+            let request = TripService.UpdateRequest(provider: provider, tripId: arrival.tripId,
+                                                    changes: [.tripStatus(.arrivedAtPickup, intermediateDestinationIndex: nil, intermediateDestinationsVersion: nil)])
+            _ = try? await tripService.update(request, context: context)
+        }
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name), horizonWarningSeconds: horizonWarningSeconds)
     }
 
@@ -75,8 +91,10 @@ package final class WaymarkAPI: Sendable {
         DocumentMirror(collections: JourneyReadModel.mirroredCollections)
     }
 
-    /// Before the HTTP server stops: answers every long poll now (304) and stops the journey hub's ticker.
+    /// Before the HTTP server stops: stops webhook deliveries and the arrival detector, answers every long poll now (304) and stops the journey hub's ticker.
     package func shutdown() async {
+        await webhooks.dispatcher.stop()
+        await arrivals.stop()
         await riders.hub.stop()
     }
 
@@ -128,6 +146,8 @@ package final class WaymarkAPI: Sendable {
         for runner in runners {
             extra.append("waymark_projection_skipped_events{projection=\"\(runner.name)\"} \(runner.status.skippedEvents)")
         }
+        extra += webhooks.dispatcher.metricLines()
+        if arrivals.settings.enabled { extra += arrivals.metricLines() }
         return metrics.render(extra: extra)
     }
 }

@@ -1,4 +1,4 @@
-/// An error from the HTTP server.
+/// An error from the HTTP server or the outgoing client.
 ///
 /// Messages state the rule, then the values: "cannot bind 127.0.0.1:8080: address already in
 /// use". Tests and callers assert `code`, never the text.
@@ -19,6 +19,12 @@ package struct HTTPError: Error, Sendable, CustomStringConvertible {
         package static let invalidConfiguration = Code(name: "invalidConfiguration")
         /// The call does not fit the server's lifecycle (`start()` twice, or after `shutdown`).
         package static let invalidState = Code(name: "invalidState")
+        /// An outgoing request (`HTTPClient`) failed: no connection, a protocol error, a name that does not resolve.
+        package static let clientFailed = Code(name: "clientFailed")
+        /// An outgoing request did not finish within its timeout.
+        package static let clientTimedOut = Code(name: "clientTimedOut")
+        /// An outgoing request was abandoned because its task was cancelled.
+        package static let clientCancelled = Code(name: "clientCancelled")
     }
 
     /// What kind of failure this is; tests and callers switch on it.

@@ -21,6 +21,7 @@ package enum Migrations {
         Migration(version: 3, name: "projections", sql: String(decoding: PackageResources._003_projections_sql, as: UTF8.self)),
         Migration(version: 4, name: "stream_heads_tuning", sql: String(decoding: PackageResources._004_stream_heads_tuning_sql, as: UTF8.self)),
         Migration(version: 5, name: "audit", sql: String(decoding: PackageResources._005_audit_sql, as: UTF8.self)),
+        Migration(version: 6, name: "webhooks", sql: String(decoding: PackageResources._006_webhooks_sql, as: UTF8.self)),
         Migration(version: 7, name: "driver_feed", sql: String(decoding: PackageResources._007_driver_feed_sql, as: UTF8.self)),
         Migration(version: 8, name: "idle_transactions", sql: String(decoding: PackageResources._008_idle_transactions_sql, as: UTF8.self)),
     ]

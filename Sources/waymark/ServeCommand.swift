@@ -22,6 +22,7 @@ enum ServeCommand {
         let settings = try Settings.load(environment, flags: flags)
         let http = try HTTPSettings.load(environment, flags: flags)
         let audit = try AuditSettings.load(environment)
+        let webhookSettings = try WebhookSettings.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let secret: [UInt8]
         if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
@@ -49,10 +50,13 @@ enum ServeCommand {
             // Built before the runners start, so the journey hub observes the mirror from its first load.
             let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror, journeyMirror: journeyMirror,
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
-                                 horizonWarningSeconds: Double(http.horizonWarningSeconds))
+                                 horizonWarningSeconds: Double(http.horizonWarningSeconds),
+                                 webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()
+            api.webhooks.dispatcher.start()
+            api.arrivals.start()
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,

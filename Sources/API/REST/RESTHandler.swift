@@ -18,7 +18,10 @@ package final class RESTHandler: HTTPHandler {
         var label = "unknown"
         let response: HTTPResponse
         do throws(APIError) {
-            if let rider = try RiderRoute.match(method: request.method, path: request.path) {
+            if let webhook = try WebhookRoute.match(method: request.method, path: request.path) {
+                label = webhook.label
+                response = try await handleWebhook(webhook, request)
+            } else if let rider = try RiderRoute.match(method: request.method, path: request.path) {
                 label = rider.label
                 response = try await handleRider(rider, request)
             } else if let audit = try AuditRoute.match(method: request.method, path: request.path) {

@@ -1,0 +1,215 @@
+import EventStore
+import Foundation
+import JSON
+import Journey
+import Postgres
+import Signing
+import Synchronization
+
+/// The process manager that turns vehicles' location events into arrival facts.
+///
+/// It tails the global feed, folds each vehicle's events through the pure `StopArrival.detect`,
+/// and appends what it decides to the trip's `arrival:{provider}/{tripId}` stream. Each appended
+/// event's id is derived from the id of the vehicle event that caused it, so running the same
+/// events again (after a crash between the append and the checkpoint, or on another node) appends
+/// nothing new: the store ignores an event id it already has. The detector state of each vehicle
+/// and the feed checkpoint are written in one transaction after the appends.
+///
+/// Why here and not in a projection or the vehicle aggregate: arrivals are facts others subscribe
+/// to (webhooks, audits), so they belong in the log; deciding them in the ingest path would put a
+/// second stream's write into every location report; a projection must not write events. The
+/// decision itself stays in `Journey`, pure and replayable from the vehicle's stream alone.
+package final class ArrivalDetector: Sendable {
+    /// Geofence and dwell per provider.
+    package struct Settings: Sendable {
+        package var enabled = true
+        package var defaults = StopArrival.Options()
+        package var perProvider: [String: StopArrival.Options] = [:]
+        /// Moves a trip that is NEW or ENROUTE_TO_PICKUP to ARRIVED_AT_PICKUP when its vehicle arrives at the
+        /// pickup (`WAYMARK_ARRIVALS_ADVANCE_TRIP_STATUS`, off by default: Fleet Engine leaves this to the app).
+        package var advanceTripStatus = false
+
+        package init() {}
+
+        package func options(for provider: String) -> StopArrival.Options { perProvider[provider] ?? defaults }
+    }
+
+    /// Progress, for `/metrics`.
+    package struct Status: Sendable, Hashable {
+        package var isOwner = false
+        package var checkpoint = FeedPosition.start
+        package var eventsAppended: Int64 = 0
+        package var lastError: String?
+    }
+
+    /// Vehicle event types the detector reads; others are skipped without decoding.
+    static let inputTypes: Set<String> = [
+        Vehicle.Event.vehicleLocationReported, Vehicle.Event.vehicleTripAssigned, Vehicle.Event.vehicleTripWaypointsUpdated,
+        Vehicle.Event.vehicleTripReleased, Vehicle.Event.vehicleWaypointsReordered,
+    ]
+    static let checkpointName = "arrivals"
+
+    let settings: Settings
+    private let store: EventStore
+    private let pool: ConnectionPool
+    private let state = Mutex(Status())
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Called for each pickup arrival this node appended (not for ones already in the log), when `advanceTripStatus` is on.
+    private let advance: (@Sendable (_ provider: String, _ arrival: StopArrival.Event.Arrived) async -> Void)?
+
+    package init(store: EventStore, settings: Settings, advance: (@Sendable (_ provider: String, _ arrival: StopArrival.Event.Arrived) async -> Void)? = nil) {
+        self.store = store
+        self.settings = settings
+        self.advance = settings.advanceTripStatus ? advance : nil
+        pool = ConnectionPool(.init(conninfo: store.configuration.conninfo, size: 1, setupStatements: store.configuration.setupStatements, name: "arrivals"))
+    }
+
+    package var status: Status { state.withLock { $0 } }
+
+    package func start() {
+        guard settings.enabled else { return }
+        let loop = Task { await self.run() }
+        task.withLock { $0 = loop }
+    }
+
+    package func stop() async {
+        let running = task.withLock { $0 }
+        running?.cancel()
+        await running?.value
+        await pool.shutdown()
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            do {
+                let owned = try await pool.withConnection { connection in
+                    try connection.query("SELECT pg_try_advisory_lock($1, hashtext('arrivals'))", [String(Self.lockNamespace)]).first?.bool(0) ?? false
+                }
+                state.withLock { $0.isOwner = owned }
+                guard owned else {
+                    try? await Task.sleep(for: .seconds(1))
+                    continue
+                }
+                try await follow()
+            } catch {
+                state.withLock {
+                    $0.lastError = "\(error)"
+                    $0.isOwner = false
+                }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
+    static let lockNamespace: Int32 = 0x4152  // "AR"
+
+    private func follow() async throws {
+        let (lockPID, checkpoint) = try await pool.withConnection { connection -> (Int32, FeedPosition) in
+            try connection.query("INSERT INTO arrival_detector_checkpoint (name) VALUES ($1) ON CONFLICT DO NOTHING", [Self.checkpointName])
+            let row = try connection.query("SELECT transaction_id, global_position FROM arrival_detector_checkpoint WHERE name = $1", [Self.checkpointName]).first!
+            return (connection.backendPID, FeedPosition(transactionId: try row.uint64(0), globalPosition: try row.int64(1)))
+        }
+        state.withLock { $0.checkpoint = checkpoint }
+        var cache: [String: StopArrival.State] = [:]
+        var reader = FeedReader(store: store, after: checkpoint, batchSize: 500)
+        while !Task.isCancelled {
+            guard let batch = try await reader.nextBatch() else { return }
+            let inputs = batch.filter { $0.streamId.hasPrefix("vehicle:") && Self.inputTypes.contains($0.type) }
+            // Load the states of vehicles not seen since this runner started.
+            let missing = Set(inputs.map(\.streamId)).subtracting(cache.keys)
+            if !missing.isEmpty {
+                let loaded = try await pool.withConnection { connection -> [(String, String)] in
+                    try connection.query("SELECT stream_id, state::text FROM arrival_detector_vehicles WHERE stream_id = ANY($1::text[])",
+                                         [WebhookStore.arrayLiteral(missing.sorted())]).rows.map { (try $0.string(0), try $0.string(1)) }
+                }
+                for (stream, text) in loaded {
+                    cache[stream] = try JSONValueDecoder().decode(StopArrival.State.self, from: try JSONValue.parse(Array(text.utf8)))
+                }
+            }
+            var changed: [String: StopArrival.State] = [:]
+            var appends: [StreamAppend] = []
+            var pickups: [Int: (String, StopArrival.Event.Arrived)] = [:]  // append index → arrival at a pickup
+            for event in inputs {
+                guard let (_, provider, vehicleId) = Self.parse(event.streamId) else { continue }
+                let decoded: Vehicle.Event
+                do { decoded = try Vehicle.Event.decode(type: event.type, json: event.data) } catch { continue }
+                let before = cache[event.streamId] ?? StopArrival.State()
+                let (after, facts) = StopArrival.detect(before, with: decoded, vehicleId: vehicleId, options: settings.options(for: provider))
+                if after != before {
+                    cache[event.streamId] = after
+                    changed[event.streamId] = after
+                }
+                for (index, fact) in facts.enumerated() {
+                    if case .arrived(let arrival) = fact, arrival.waypointType == .pickup { pickups[appends.count] = (provider, arrival) }
+                    let data = try fact.encodePayloadValue()
+                    let metadata: JSONValue = .object(JSONObject([("causationId", .string(event.id.uuidString.lowercased())), ("source", "arrival-detector")]))
+                    appends.append(StreamAppend(streamId: "arrival:\(provider)/\(fact.tripId)", expectedVersion: .any,
+                                                events: [EventData(id: Self.eventId(causedBy: event.id, index: index), type: fact.type, data: data, metadata: metadata)]))
+                }
+            }
+            var appended: Int64 = 0
+            var newPickups: [(String, StopArrival.Event.Arrived)] = []
+            if !appends.isEmpty {
+                for (index, result) in await store.appendBatch(appends).enumerated() {
+                    let outcome = try result.get()
+                    if !outcome.deduplicated {
+                        appended += Int64(outcome.positions.count)
+                        if let pickup = pickups[index] { newPickups.append(pickup) }
+                    }
+                }
+            }
+            let target = batch.last!.feedPosition
+            let states = changed
+            try await pool.withConnection { connection in
+                guard connection.backendPID == lockPID else { throw PostgresError(.connectionFailed, "the arrival detector's session changed; ownership must be taken again") }
+                try connection.withTransaction { connection in
+                    for (stream, value) in states.sorted(by: { $0.key < $1.key }) {
+                        let text = String(decoding: try JSONValueEncoder().encode(value).compactBytes(), as: UTF8.self)
+                        try connection.query("""
+                            INSERT INTO arrival_detector_vehicles (stream_id, state) VALUES ($1, $2::jsonb)
+                            ON CONFLICT (stream_id) DO UPDATE SET state = EXCLUDED.state
+                            """, [stream, text])
+                    }
+                    try connection.query("UPDATE arrival_detector_checkpoint SET transaction_id = $2::bigint, global_position = $3::bigint WHERE name = $1",
+                                         [Self.checkpointName, String(target.transactionId), String(target.globalPosition)])
+                }
+            }
+            state.withLock {
+                $0.checkpoint = target
+                $0.eventsAppended += appended
+                $0.lastError = nil
+            }
+            // In tasks of their own: an update waits for the fleet read model, detection must not.
+            if let advance {
+                for (provider, arrival) in newPickups { Task { await advance(provider, arrival) } }
+            }
+        }
+    }
+
+    /// A UUID derived from the causing event's id: the same cause always gives the same id.
+    static func eventId(causedBy cause: UUID, index: Int) -> UUID {
+        var bytes = Digest.sha256(Array("waymark-arrival|\(cause.uuidString.lowercased())|\(index)".utf8)).prefix(16).map { $0 }
+        bytes[6] = (bytes[6] & 0x0F) | 0x50  // version 5 layout (name-based, SHA hash)
+        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    /// `vehicle:acme/v-1` → ("vehicle", "acme", "v-1").
+    static func parse(_ streamId: String) -> (String, String, String)? {
+        guard let colon = streamId.firstIndex(of: ":") else { return nil }
+        let rest = streamId[streamId.index(after: colon)...]
+        guard let slash = rest.firstIndex(of: "/") else { return nil }
+        return (String(streamId[..<colon]), String(rest[..<slash]), String(rest[rest.index(after: slash)...]))
+    }
+
+    /// Prometheus lines.
+    package func metricLines() -> [String] {
+        let status = self.status
+        return ["# HELP waymark_arrival_detector_position Global position of the last event the arrival detector read.",
+                "# TYPE waymark_arrival_detector_position gauge", "waymark_arrival_detector_position \(status.checkpoint.globalPosition)",
+                "# HELP waymark_arrival_events_appended_total Arrival events this node appended.",
+                "# TYPE waymark_arrival_events_appended_total counter", "waymark_arrival_events_appended_total \(status.eventsAppended)",
+                "# TYPE waymark_arrival_detector_owner gauge", "waymark_arrival_detector_owner \(status.isOwner ? 1 : 0)"]
+    }
+}

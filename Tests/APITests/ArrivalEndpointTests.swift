@@ -1,0 +1,113 @@
+import API
+import Foundation
+import JSON
+import Postgres
+import Testing
+import TestSupport
+
+/// Arrival detection in `waymark serve`: location reports in, `VehicleArrivedNearStop` / `VehicleLeftStop` out (log and webhooks).
+@Suite(.timeLimit(.minutes(3))) struct ArrivalEndpointTests {
+    static let environment = ["WAYMARK_WEBHOOKS_ALLOW_PRIVATE": "true", "WAYMARK_ARRIVAL_PROVIDERS": "acme=40/2"]
+
+    static func report(_ server: TestServer, latitude: Double, longitude: Double) async throws {
+        let (status, body) = try await server.json("POST", "/v1/providers/acme/vehicles:reportLocations",
+                                                   #"{"reports":[{"vehicleId":"v-1","location":{"location":{"latitude":\#(latitude),"longitude":\#(longitude)}}}]}"#)
+        try #require(status == 200 && body["results"]?[0]?["status"] == "ACCEPTED", "\(body)")
+    }
+
+    static func arrivalEvents(_ databaseURL: String) async throws -> [(String, String)] {
+        try await Blocking.run {
+            try Connection(conninfo: databaseURL).query("SELECT event_id::text, event_type FROM events WHERE stream_id = 'arrival:acme/t-1' ORDER BY stream_version")
+                .rows.map { (try $0.string(0), try $0.string(1)) }
+        }
+    }
+
+    @Test func aVehicleThatWaitsAtThePickupArrivesOnceAndLeavesOnceAndWebhooksCarryBoth() async throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        try await TestDatabase.withTestDatabase { url in
+            let server = try await TestServer.start(databaseURL: url, environment: Self.environment)
+            do {
+                let (created, body) = try await server.json("POST", "/v1/providers/acme/webhooks?webhookId=arrivals",
+                                                            #"{"url":"\#(receiver.url)","secret":"0123456789abcdef","eventTypes":["VehicleArrivedNearStop","VehicleLeftStop"]}"#)
+                try #require(created == 200, "\(body)")
+                try await server.startTrip()  // pickup at 52.5, 13.4
+                try await Self.report(server, latitude: 52.49, longitude: 13.4)  // 1.1 km south
+                // Drives past the pickup without stopping: in the fence for less than the dwell.
+                try await Self.report(server, latitude: 52.4999, longitude: 13.4)
+                try await Self.report(server, latitude: 52.5010, longitude: 13.4)
+                // Comes back and waits there for longer than the 2 s dwell, with a few metres of jitter.
+                for step in 0..<6 {
+                    try await Task.sleep(for: .milliseconds(700))
+                    try await Self.report(server, latitude: 52.5 + Double(step % 3 - 1) * 0.00005, longitude: 13.4 + Double(step % 2) * 0.00005)
+                }
+                try await Self.report(server, latitude: 52.502, longitude: 13.4)  // 220 m on
+                let deliveries = await receiver.wait { $0.count >= 2 }
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(receiver.deliveries.map(\.type) == ["VehicleArrivedNearStop", "VehicleLeftStop"], "\(deliveries.map(\.json))")
+                let arrived = try #require(deliveries.first?.json["data"])
+                #expect(arrived["tripId"] == "t-1" && arrived["vehicleId"] == "v-1")
+                #expect(arrived["waypointIndex"] == 0 && arrived["waypointType"] == "PICKUP_WAYPOINT_TYPE")
+                #expect(arrived["radiusMeters"] == 40 && arrived["dwellSeconds"] == 2)
+                #expect((arrived["distanceMeters"]?.doubleValue ?? 99) <= 40)
+                #expect(deliveries.first?.streamId == "arrival:acme/t-1")
+                let metrics = try await server.request("GET", "/metrics").text
+                #expect(metrics.contains("waymark_arrival_events_appended_total 2"))
+                // The trip's status is the fleet's to change (the automatic advance is off by default).
+                #expect(try await server.json("GET", "/v1/providers/acme/trips/t-1").1["tripStatus"] == "ENROUTE_TO_PICKUP")
+                server.stop()
+            } catch {
+                server.stop()
+                throw error
+            }
+            let stored = try await Self.arrivalEvents(url)
+            #expect(stored.map(\.1) == ["VehicleArrivedNearStop", "VehicleLeftStop"])
+
+            // The detector reads the whole log again from the start: the same causes give the same
+            // event ids, so nothing is appended twice.
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.query("UPDATE arrival_detector_checkpoint SET transaction_id = 0, global_position = 0")
+                try connection.query("DELETE FROM arrival_detector_vehicles")
+            }
+            let head = try await Blocking.run { try Connection(conninfo: url).query("SELECT max(global_position) FROM events").first?.int64(0) ?? 0 }
+            let again = try await TestServer.start(databaseURL: url, environment: Self.environment)
+            defer { again.stop() }
+            var position: Int64 = 0
+            for _ in 0..<100 {
+                let text = try await again.request("GET", "/metrics").text
+                let line = text.split(separator: "\n").first { $0.hasPrefix("waymark_arrival_detector_position ") }
+                position = Int64(line?.split(separator: " ").last ?? "") ?? 0
+                if position >= head { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(position >= head, "the detector read the log again up to its head")
+            #expect(try await Self.arrivalEvents(url).map(\.0) == stored.map(\.0))
+        }
+    }
+
+    @Test func withTheAdvanceOnAnArrivalAtThePickupMovesTheTripToArrivedAtPickup() async throws {
+        var environment = Self.environment
+        environment["WAYMARK_ARRIVALS_ADVANCE_TRIP_STATUS"] = "true"
+        try await TestServer.with(environment: environment) { server in
+            try await server.startTrip()
+            for _ in 0..<5 {
+                try await Self.report(server, latitude: 52.5, longitude: 13.4)
+                try await Task.sleep(for: .milliseconds(700))
+            }
+            var status: JSONValue = .null
+            for _ in 0..<100 {
+                status = try await server.json("GET", "/v1/providers/acme/trips/t-1").1["tripStatus"] ?? .null
+                if status == "ARRIVED_AT_PICKUP" { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(status == "ARRIVED_AT_PICKUP")
+            let url = server.databaseURL
+            let metadata = try await Blocking.run {
+                try Connection(conninfo: url).query("SELECT metadata->>'subject' FROM events WHERE stream_id = 'trip:acme/t-1' AND event_type = 'TripStatusChanged' ORDER BY stream_version DESC LIMIT 1").first?.string(0)
+            }
+            #expect(metadata == "arrival-detector")
+        }
+    }
+}
