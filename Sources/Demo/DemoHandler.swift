@@ -37,7 +37,7 @@ package final class DemoHandler: HTTPHandler {
     package func respond(to request: HTTPRequest) async -> HTTPResponse {
         guard Self.isDemoPath(request.path) else { return await rest.respond(to: request) }
         guard request.method == "GET" || request.method == "HEAD" else {
-            return Self.error(405, "METHOD_NOT_ALLOWED", "\(request.method) is not allowed on \(request.path) (allowed: GET)")
+            return Self.error(405, "UNIMPLEMENTED", "\(request.method) is not allowed on \(request.path) (allowed: GET)")
         }
         switch request.path {
         case "/demo", "/demo/", "/demo/rider":

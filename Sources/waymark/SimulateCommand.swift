@@ -93,7 +93,7 @@ enum SimulateCommand {
     static func summaryJSON(_ summary: FleetSummary) -> JSONValue {
         func n(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
         return [
-            "tripsCreated": n(summary.tripsCreated), "tripsCompleted": n(summary.tripsCompleted), "tripsCanceled": n(summary.tripsCanceled),
+            "tripsCreated": n(summary.tripsCreated), "tripsCompleted": n(summary.tripsCompleted), "tripsCanceled": n(summary.tripsCanceled), "tripsFailed": n(summary.tripsFailed),
             "tripsOpen": n(summary.tripsCreated - summary.tripsCompleted - summary.tripsCanceled),
             "locationReports": n(summary.locationReports), "reroutes": n(summary.reroutes), "requests": n(summary.requests),
             "errors": n(summary.errorCount), "serverErrors": n(summary.serverErrors),

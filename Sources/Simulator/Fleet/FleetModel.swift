@@ -31,6 +31,8 @@ struct FleetTrip: Sendable {
     var intermediateDestinationsVersion: JSONValue?
     /// When the rider cancels (simulated seconds), if they do and the car has not picked them up yet.
     var cancelAt: Double?
+    /// CreateTrip failed: the trip never existed on the server, so nothing more is sent for it.
+    var failed = false
 
     var isTerminal: Bool { status == "COMPLETE" || status == "CANCELED" }
 }

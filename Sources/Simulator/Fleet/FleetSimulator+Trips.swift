@@ -40,7 +40,7 @@ extension FleetSimulator {
             ("tripType", shared ? "SHARED" : "EXCLUSIVE"), ("pickupPoint", point(pickup)), ("dropoffPoint", point(dropoff)),
             ("numberOfPassengers", .number(JSONNumber(random.between(1...2)))), ("consumerId", .string("rider-\(options.runTag)-\(tripCounter)")),
         ]
-        if !middle.isEmpty { body.append(("intermediateDestinations", .array(middle.map { latLng(city.nodes[$0]) }))) }
+        if !middle.isEmpty { body.append(("intermediateDestinations", .array(middle.map { point($0) }))) }
         lanes[index].append(FleetRequest(method: "POST", path: "\(base)/trips?tripId=\(id)", body: .object(JSONObject(body)), purpose: .createTrip(id)))
         trips[id] = trip
         summary.tripsCreated += 1

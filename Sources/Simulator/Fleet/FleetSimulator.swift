@@ -180,6 +180,9 @@ package actor FleetSimulator {
 
     func send(_ request: FleetRequest) async {
         if case .planRoute = request.purpose, !summary.planRouteAvailable { return }
+        if request.path.hasPrefix("\(base)/trips/"),
+           let id = request.path.dropFirst("\(base)/trips/".count).split(whereSeparator: { $0 == "?" || $0 == ":" }).first,
+           trips[String(id)]?.failed == true { return }
         var body = request.body
         if case .intermediateStatus(let id) = request.purpose, case .object(var object)? = body {
             object["intermediateDestinationsVersion"] = trips[id]?.intermediateDestinationsVersion ?? .null
@@ -188,14 +191,25 @@ package actor FleetSimulator {
         let response = await transport.send(request.method, request.path, body: body)
         count(response)
         switch request.purpose {
-        case .planRoute where response.status == 404 && response.body["error"]?["message"]?.stringValue?.contains("no operation") == true:
+        case .planRoute where response.status == 404 && response.body["error"]?["message"]?.stringValue?.contains("no operation") == true
+            || response.status == 405:
+            // 404 "no operation", or 405 from a server that knows the trip path but not this verb: not offered here.
             summary.planRouteAvailable = false
-            log("this server does not offer :planRoute (404); route plans are not sent")
+            log("this server does not offer :planRoute (\(response.status)); route plans are not sent")
         case .planRoute where response.isSuccess:
             summary.routesPlanned += 1
         case .createTrip(let id) where !response.isSuccess:
             record(response, "\(request.method) \(request.path)")
-            trips[id]?.status = "CANCELED"  // never existed on the server; nothing to wait for
+            // Never existed on the server: nothing to wait for, and the car forgets it.
+            trips[id]?.status = "CANCELED"
+            trips[id]?.failed = true
+            summary.tripsCanceled += 1
+            summary.tripsFailed += 1
+            if let index = trips[id]?.vehicle {
+                let wasHeadingThere = vehicles[index].stops.first?.tripId == id
+                vehicles[index].stops.removeAll { $0.tripId == id }
+                if wasHeadingThere { redirect(index) }
+            }
         case .createTrip(let id):
             trips[id]?.intermediateDestinationsVersion = response.body["intermediateDestinationsVersion"]
         default:

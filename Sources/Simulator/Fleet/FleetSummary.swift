@@ -7,6 +7,8 @@ package struct FleetSummary: Sendable, Hashable {
     package var tripsActive = 0
     package var tripsCompleted = 0
     package var tripsCanceled = 0
+    /// Trips whose CreateTrip failed (counted among the canceled ones as well).
+    package var tripsFailed = 0
     package var locationReports = 0
     package var reroutes = 0
     package var requests = 0
