@@ -84,7 +84,10 @@ enum ServeCommand {
             let simulator = simulation.map { options in
                 Task { [logger] in
                     await SimulateCommand.run(options: options, baseURL: local, secret: secret, shouldStop: { simulationStop.isSet }) { trip in
+                        let token = Authenticator.mint(secret: secret, role: .consumer, provider: options.provider, tripId: trip,
+                                                       issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
                         logger.info("a rider's view: \(local)/demo?trip=\(trip)")
+                        logger.info("the same with the rider's own consumer token (an hour): \(local)/demo/rider?provider=\(options.provider)&trip=\(trip)#access_token=\(token)")
                     }
                 }
             }

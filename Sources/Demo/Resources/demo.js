@@ -108,8 +108,9 @@ function drawRoutes(view) {
 
 function etaText(time) {
   if (!time) return "–";
-  const minutes = Math.round((new Date(time) - Date.now()) / 60000);
-  return minutes <= 0 ? "now" : `${minutes} min`;
+  const seconds = (new Date(time) - Date.now()) / 1000;
+  if (seconds < 15) return "now";
+  return seconds < 60 ? "under a minute" : `${Math.round(seconds / 60)} min`;
 }
 function distanceText(meters) {
   if (meters == null) return "–";

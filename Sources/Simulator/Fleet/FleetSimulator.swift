@@ -77,7 +77,7 @@ package actor FleetSimulator {
         let style: JSONValue = [
             "polylines": [
                 "ACTIVE_ROUTE": ["color": "#2F6FEB", "width": 6, "trafficEnabled": true,
-                                 "trafficColors": ["NORMAL": "#2F6FEB", "SLOW": "#F5A623", "TRAFFIC_JAM": "#D0021B", "NO_DATA": "#9B9B9B"]],
+                                 "trafficColors": ["SLOW": "#F5A623", "TRAFFIC_JAM": "#D0021B"]],
                 "REMAINING_ROUTE": ["color": "#7FA7F5", "width": 4, "trafficEnabled": false],
             ],
             "markers": [
