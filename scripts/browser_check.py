@@ -29,9 +29,10 @@ def fail(message):
 
 
 def pick_trip(deadline):
-    """A trip whose car is still well away from the pickup, so it moves while we watch."""
+    """The trip whose car is farthest from its pickup (at least 700 m), so it moves while we watch."""
     while time.time() < deadline:
         trips = json.load(urllib.request.urlopen(f"{base}/demo/trips"))["trips"]
+        best, best_distance = None, 0
         for trip in trips:
             if trip.get("tripStatus") != "ENROUTE_TO_PICKUP":
                 continue
@@ -41,8 +42,10 @@ def pick_trip(deadline):
             view = json.load(urllib.request.urlopen(request))
             distance = (view.get("nextStop") or {}).get("remainingDistanceMeters") or 0
             lines = {line["type"] for line in view.get("polylines", []) if line.get("visible")}
-            if distance > 700 and "ACTIVE_ROUTE" in lines and (not require_remaining or "REMAINING_ROUTE" in lines):
-                return trip["tripId"]
+            if distance > max(700, best_distance) and "ACTIVE_ROUTE" in lines and (not require_remaining or "REMAINING_ROUTE" in lines):
+                best, best_distance = trip["tripId"], distance
+        if best:
+            return best
         time.sleep(1)
     fail("no trip under way with its car far enough from the pickup")
 

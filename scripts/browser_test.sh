@@ -32,7 +32,7 @@ done
 BASE=$(grep -o "listening on http://[0-9.:]*" "$LOG" | head -1 | sed 's/listening on //')
 [ -n "$BASE" ] || { cat "$LOG"; echo "the server did not start"; exit 1; }
 # Give the simulator time to get trips going and to find out whether the server plans routes.
-sleep 8
+sleep 15
 EXTRA=()
 grep -q "does not offer :planRoute" "$LOG" || EXTRA+=(--require-remaining)
 python3 scripts/browser_check.py "$BASE" "$OUT" "${EXTRA[@]}"
