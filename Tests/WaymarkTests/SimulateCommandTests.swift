@@ -47,6 +47,12 @@ import TestSupport
         #expect(run.stderr.contains("WAYMARK_JWT_SECRET must be set"))
     }
 
+    @Test func serveSimulateWithoutDemoIsRefused() async throws {
+        let run = try await WaymarkBinary.run(["serve", "--simulate"], environment: ["DATABASE_URL": "postgresql:///x?host=/nonexistent-wm&port=1"])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("--simulate needs --demo"))
+    }
+
     @Test func aBadSimulateFlagNamesItAndTheExpectedForm() async throws {
         let run = try await WaymarkBinary.run(["simulate", "--speedup", "fast"], environment: ["WAYMARK_JWT_SECRET": "x"])
         #expect(run.status == 2)
