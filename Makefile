@@ -4,7 +4,7 @@ RELEASE_BIN := .build/release/waymark
 DEBUG_BIN := .build/debug/waymark
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build release test run bench db-start db-stop clean
+.PHONY: deps build release test test-browser run bench db-start db-stop clean
 
 ## Install the Debian packages the project needs, when missing (sudo when not root).
 deps:
@@ -22,9 +22,16 @@ release: deps
 test: deps
 	scripts/test.sh
 
-## Build release and serve on the embedded PostgreSQL under ./.waymark/pg (Ctrl-C stops everything).
+## Build release and serve on the embedded PostgreSQL under ./.waymark/pg with the demo page and a
+## simulated fleet driving through the server's own API (Ctrl-C stops everything; a second run resumes).
+SIMULATION ?= --vehicles 12 --trips-per-minute 6 --speedup 3
 run: release
-	$(RELEASE_BIN) serve
+	$(RELEASE_BIN) serve --demo --simulate $(SIMULATION)
+
+## The demo page in headless Chromium (installs Debian's chromium; not part of `make test`).
+test-browser: build
+	@scripts/deps.sh --browser
+	scripts/browser_test.sh
 
 ## Benchmarks, measured side by side in one run (see BENCHMARKS.md).
 bench: release

@@ -47,9 +47,12 @@ let package = Package(
             swiftSettings: settings
         ),
 
+        // The demo page served by `waymark serve --demo` (HTML, CSS and JavaScript embedded in the binary).
+        .target(name: "Demo", dependencies: ["API", "HTTP", "JSON", "Simulator"], resources: [.embedInCode("Resources")], swiftSettings: settings),
+
         .executableTarget(
             name: "waymark",
-            dependencies: ["API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
+            dependencies: ["Demo", "API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 
@@ -62,7 +65,7 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON"], swiftSettings: settings),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON", "Geo"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: settings),
         .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "Geo", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),

@@ -4,6 +4,10 @@
 set -euo pipefail
 
 need=()
+# `scripts/deps.sh --browser`: also headless Chromium, for `make test-browser` only (not `make test`).
+if [ "${1:-}" = "--browser" ]; then
+    EXTRA_PACKAGES="${EXTRA_PACKAGES:-} chromium fonts-dejavu-core"
+fi
 have_pg_server() { ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; }
 have_pg_server || need+=(postgresql)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)

@@ -1,4 +1,5 @@
 import API
+import Demo
 import Dispatch
 import EventStore
 import Foundation
@@ -6,6 +7,7 @@ import HTTP
 import Projections
 import ReadModels
 import Signing
+import Simulator
 import Synchronization
 
 /// `waymark serve`: the server process.
@@ -18,7 +20,10 @@ import Synchronization
 enum ServeCommand {
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let termination = TerminationSignal()
-        let flags = try Flags(arguments)
+        let flags = try Flags(arguments, switchNames: ["demo", "simulate"])
+        let demo = flags.switches.contains("demo")
+        guard demo || !flags.switches.contains("simulate") else { throw UsageError("--simulate needs --demo") }
+        let simulation = flags.switches.contains("simulate") ? try SimulateCommand.options(flags) : nil
         let settings = try Settings.load(environment, flags: flags)
         let http = try HTTPSettings.load(environment, flags: flags)
         let audit = try AuditSettings.load(environment)
@@ -27,6 +32,10 @@ enum ServeCommand {
         let secret: [UInt8]
         if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
             secret = Array(configured.utf8)
+        } else if demo {
+            // The demo keeps its secret beside the embedded cluster, so `waymark simulate` can mint tokens and a second run accepts them.
+            secret = try DemoSecret.readOrCreate(dataDirectory: settings.dataDirectory) { Digest.hex(Digest.randomBytes(32)) }
+            logger.info("WAYMARK_JWT_SECRET is not set: the demo signs tokens with the secret in \(DemoSecret.path(dataDirectory: settings.dataDirectory))")
         } else {
             let generated = Digest.hex(Digest.randomBytes(32))
             secret = Array(generated.utf8)
@@ -61,7 +70,7 @@ enum ServeCommand {
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
                                      errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
-                handler: api.handler,
+                handler: demo ? DemoHandler(api: api, secret: secret, citySeed: simulation?.seed ?? DemoCity.seed(flags)) as any HTTPHandler : api.handler,
                 observer: { exchange in
                     accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [
                         LogKey.requestId: exchange.requestId, LogKey.durationMs: String(format: "%.3f", exchange.durationSeconds * 1000),
@@ -78,6 +87,19 @@ enum ServeCommand {
                 throw error
             }
             logger.info("listening on http://\(http.host):\(server.port)")
+            let local = "http://\(http.host == "0.0.0.0" ? "127.0.0.1" : http.host):\(server.port)"
+            if demo { logger.info("demo page: \(local)/demo") }
+            let simulationStop = StopFlag()
+            let simulator = simulation.map { options in
+                Task { [logger] in
+                    await SimulateCommand.run(options: options, baseURL: local, secret: secret, shouldStop: { simulationStop.isSet }) { trip in
+                        let token = Authenticator.mint(secret: secret, role: .consumer, provider: options.provider, tripId: trip,
+                                                       issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
+                        logger.info("a rider's view: \(local)/demo?trip=\(trip)")
+                        logger.info("the same with the rider's own consumer token (an hour): \(local)/demo/rider?provider=\(options.provider)&trip=\(trip)#access_token=\(token)")
+                    }
+                }
+            }
             let reporter = Task {
                 // Give the runners a moment to take ownership, then log whenever progress or ownership changes.
                 try? await Task.sleep(for: .milliseconds(500))
@@ -100,6 +122,11 @@ enum ServeCommand {
             }
             let signal = await termination.wait()
             logger.info("received signal \(signal), shutting down")
+            if let simulator {
+                // The simulator ends first: it cancels its open trips and takes its vehicles offline through this server.
+                simulationStop.set()
+                _ = await simulator.value
+            }
             await api.shutdown()  // long polls answer 304 now; streams get their shutdown event from the server
             await server.shutdown(grace: .seconds(10))
             reporter.cancel()

@@ -24,13 +24,17 @@ let usage = """
                             move whole days of vehicle events before T to FILE (verified), keeping every chain verifiable
       token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
                             print a bearer JWT signed with WAYMARK_JWT_SECRET (roles: server, driver, consumer, auditor)
+      simulate --vehicles N --trips-per-minute M --speedup X [--seed S] [--url URL] [--provider demo] [--minutes K]
+                            drive a synthetic fleet through a server's HTTP API (tokens signed with WAYMARK_JWT_SECRET)
       bench append          measure appends beside the raw COPY ceiling (--events N)
       bench rebuild         measure read-model rebuilds beside the raw read ceiling (--events N)
       bench export          waymark export and waymark verify beside a raw COPY of the same rows (--events N)
       bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
       help                  show this text
 
-    serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port)
+    serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port),
+                   --demo (serve /demo and mint riders' tokens for provider demo), --simulate (with --demo: run the simulator in-process;
+                   takes simulate's --vehicles, --trips-per-minute, --speedup, --seed)
 
     environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL,
                  WAYMARK_HTTP_HOST, WAYMARK_HTTP_PORT, WAYMARK_HTTP_THREADS, WAYMARK_MAX_BODY_BYTES,
@@ -67,6 +71,8 @@ do {
         try await AuditCommands.importFile(rest, environment: environment)
     case "archive":
         try await AuditCommands.archive(rest, environment: environment)
+    case "simulate":
+        try await SimulateCommand.run(rest, environment: environment)
     case "token":
         try TokenCommand.run(rest, environment: environment)
     case "help", "--help", "-h":

@@ -27,9 +27,10 @@ package final class TestServer: Sendable {
     }
 
     /// Creates a database, starts the server on it, runs `body`, stops the server (SIGTERM) and drops the database.
-    package static func with<T: Sendable>(environment: [String: String] = [:], _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
+    package static func with<T: Sendable>(environment: [String: String] = [:], arguments: [String] = [],
+                                          _ body: @Sendable (TestServer) async throws -> T) async throws -> T {
         try await TestDatabase.withTestDatabase { url in
-            let server = try await start(databaseURL: url, environment: environment)
+            let server = try await start(databaseURL: url, environment: environment, arguments: arguments)
             do {
                 let value = try await body(server)
                 server.stop()
@@ -41,14 +42,14 @@ package final class TestServer: Sendable {
         }
     }
 
-    /// Starts `waymark serve --port 0` and waits for its "listening on" line.
-    package static func start(databaseURL: String, environment: [String: String] = [:]) async throws -> TestServer {
+    /// Starts `waymark serve --port 0` (with `arguments`, e.g. `--demo`) and waits for its "listening on" line.
+    package static func start(databaseURL: String, environment: [String: String] = [:], arguments: [String] = []) async throws -> TestServer {
         let secret = "test-secret-\(UUID().uuidString)"
         // Generous read-your-writes wait: the test cluster is shared, and projections read only below
         // the oldest transaction of the whole cluster, so another test's long transaction holds them back.
         var env = ["DATABASE_URL": databaseURL, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60"]
         env.merge(environment) { $1 }
-        let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"], environment: env)
+        let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"] + arguments, environment: env)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let log = process.stderr

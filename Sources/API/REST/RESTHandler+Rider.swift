@@ -66,7 +66,8 @@ extension RESTHandler {
     func handleRider(_ route: RiderRoute, _ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var query = QueryParameters(request.query)
         let riders = api.riders
-        let reader = try riders.reader(token: try Self.riderToken(request, &query, acceptsQueryToken: route.acceptsAccessToken))
+        let token = try Self.riderToken(request, &query, acceptsQueryToken: route.acceptsAccessToken)
+        let reader = try riders.reader(token: token)
         let result: JSONValue
         var headers: [(name: String, value: String)] = []
         switch route {

@@ -1,5 +1,11 @@
 /// Who reads a trip's journey: the holder of a bearer JWT, or of a share link.
-enum JourneyReader: Sendable {
+///
+/// `indirect`, and `RESTHandler.handleRider` reads the token into a local before asking for the
+/// reader: without both, release builds (Swift 6.3.1, -O) handed `handleRider` a garbage payload and
+/// the server crashed copying the `Principal` on every rider request that took the ordinary path
+/// (journey style, riders' trips, the first journey GET or stream of a token). Which of the two
+/// changes is enough was not isolated; debug builds were never affected.
+indirect enum JourneyReader: Sendable {
     /// A verified JWT's principal and its `exp` (unix seconds).
     case principal(Principal, expires: Int64)
     /// A genuine share-link token (signature checked, expiry not yet).

@@ -1,0 +1,110 @@
+import API
+import Foundation
+import HTTP
+import JSON
+import Simulator
+
+/// `waymark serve --demo`: the rider's journey page at `/demo` in front of the REST API.
+///
+/// Serves the page (HTML, CSS and plain JavaScript embedded in the binary; nothing from the
+/// internet, no map tiles), the synthetic city's streets for its background, the demo
+/// provider's active trips, and tokens for the page: a consumer token for one trip and a driver
+/// token for the car serving it. Tokens are minted for the demo provider only, and only by a
+/// server started with `--demo` (without it this handler is not installed and `/demo` is 404).
+/// Every other request goes to the REST handler unchanged.
+package final class DemoHandler: HTTPHandler {
+    let api: WaymarkAPI
+    let rest: RESTHandler
+    let provider: String
+    let secret: [UInt8]
+    let cityBytes: [UInt8]
+
+    /// - Parameters:
+    ///   - secret: the server's HS256 secret, to mint the page's tokens.
+    ///   - citySeed: the seed of the synthetic city the simulator drives (`waymark simulate --seed`).
+    package init(api: WaymarkAPI, provider: String = "demo", secret: [UInt8], citySeed: UInt64) {
+        self.api = api
+        rest = api.handler
+        self.provider = provider
+        self.secret = secret
+        cityBytes = SyntheticCity(seed: citySeed).json.compactBytes()
+    }
+
+    package func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
+        Self.isDemoPath(request.path) ? nil : rest.respondImmediately(to: request)
+    }
+
+    package func respond(to request: HTTPRequest) async -> HTTPResponse {
+        guard Self.isDemoPath(request.path) else { return await rest.respond(to: request) }
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return Self.error(405, "UNIMPLEMENTED", "\(request.method) is not allowed on \(request.path) (allowed: GET)")
+        }
+        switch request.path {
+        case "/demo", "/demo/", "/demo/rider":
+            return Self.file(PackageResources.demo_html, type: "text/html; charset=utf-8")
+        case "/demo/demo.js":
+            return Self.file(PackageResources.demo_js, type: "text/javascript; charset=utf-8")
+        case "/demo/demo.css":
+            return Self.file(PackageResources.demo_css, type: "text/css; charset=utf-8")
+        case "/demo/city.json":
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "max-age=3600")], body: .bytes(cityBytes))
+        case "/demo/trips":
+            return await activeTrips()
+        case "/demo/token":
+            return await token(tripId: request.query.first { $0.name == "trip" }?.value ?? "")
+        default:
+            return Self.error(404, "NOT_FOUND", "no demo page at \(request.path)")
+        }
+    }
+
+    static func isDemoPath(_ path: String) -> Bool { path == "/demo" || path.hasPrefix("/demo/") }
+
+    var serverPrincipal: Principal { Principal(role: .server, provider: provider, subject: "demo-page") }
+
+    /// `{"provider", "trips": [{"tripId", "tripStatus", "vehicleId", "tripType"}]}`: the provider's trips under way.
+    func activeTrips() async -> HTTPResponse {
+        do throws(APIError) {
+            let found = try await api.trips.search(.init(provider: provider, activeTripsOnly: true, pageSize: 200), caller: serverPrincipal)
+            let trips: [JSONValue] = found.trips.map { trip in
+                [
+                    "tripId": .string(trip["name"]?.stringValue?.split(separator: "/").last.map(String.init) ?? ""),
+                    "tripStatus": trip["tripStatus"] ?? .null, "vehicleId": trip["vehicleId"] ?? .null, "tripType": trip["tripType"] ?? .null,
+                ]
+            }
+            return Self.json(["provider": .string(provider), "trips": .array(trips)])
+        } catch {
+            return Self.error(error.code.httpStatus, error.code.statusName, error.message)
+        }
+    }
+
+    /// `{"provider", "tripId", "token", "vehicleId", "driverToken"}` for a trip of the demo provider (404 for others).
+    func token(tripId: String) async -> HTTPResponse {
+        guard !tripId.isEmpty else { return Self.error(400, "INVALID_ARGUMENT", "trip is required (query parameter)") }
+        do throws(APIError) {
+            let trip = try await api.trips.get(.init(provider: provider, tripId: tripId), caller: serverPrincipal)
+            let now = Int64(Date().timeIntervalSince1970)
+            let consumer = Authenticator.mint(secret: secret, role: .consumer, provider: provider, tripId: tripId, issuedAt: now, ttl: 3600)
+            var members: [(String, JSONValue)] = [("provider", .string(provider)), ("tripId", .string(tripId)), ("token", .string(consumer))]
+            if let vehicle = trip["vehicleId"]?.stringValue, !vehicle.isEmpty {
+                members.append(("vehicleId", .string(vehicle)))
+                members.append(("driverToken", .string(Authenticator.mint(secret: secret, role: .driver, provider: provider, vehicleId: vehicle, issuedAt: now, ttl: 3600))))
+            }
+            return Self.json(.object(JSONObject(members)))
+        } catch {
+            return Self.error(error.code.httpStatus, error.code.statusName, error.message)
+        }
+    }
+
+    static func file(_ bytes: [UInt8], type: String) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", type), ("Cache-Control", "no-cache")], body: .bytes(bytes))
+    }
+
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8"), ("Cache-Control", "no-store")], body: .bytes(value.compactBytes()))
+    }
+
+    /// Fleet Engine's error shape, as the REST handler writes it.
+    static func error(_ status: Int, _ name: String, _ message: String) -> HTTPResponse {
+        json(["error": ["code": .number(JSONNumber(status)), "message": .string(message), "status": .string(name)]], status: status)
+    }
+}
