@@ -112,6 +112,17 @@ struct CityRouterTests {
         #expect(whole.count == directions.legs[0].points.count + directions.legs[1].points.count - 1)
     }
 
+    /// A stop where the car already stands (or where the previous stop is) makes a leg of no
+    /// length; the plan still sends it as a polyline of two points, which the server requires.
+    @Test func aLegOfNoLengthIsSentAsTwoEqualPoints() throws {
+        let here = city.node(row: 4, column: 4)
+        let directions = try #require(RouteDirections.plan(router, from: here, stops: [here, city.node(row: 6, column: 7)]))
+        let body = directions.planRouteBody(routeToken: "tok-2", intermediates: 1)
+        let first = try #require(body["routes"]?[0]?["legs"]?[0]?["polyline"]?["encodedPolyline"]?.stringValue)
+        let points = try Polyline.decode(first)
+        #expect(points.count == 2 && points[0] == points[1])
+    }
+
     /// The fastest times from `start` to every intersection, by relaxing every edge until nothing changes.
     func bellmanFord(from start: Int) -> [Double] {
         var best = [Double](repeating: .infinity, count: city.nodes.count)

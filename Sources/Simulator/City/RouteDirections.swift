@@ -131,7 +131,11 @@ package struct RouteDirections: Sendable, Hashable {
                 ("latitude", .number(JSONNumber(point.latitude) ?? JSONNumber(0))), ("longitude", .number(JSONNumber(point.longitude) ?? JSONNumber(0))),
             ])))]))
         }
-        func polyline(_ points: [LatLng]) -> JSONValue { .object(JSONObject([("encodedPolyline", .string(Polyline.encode(points)))])) }
+        // A stop where the previous one is (or where the car stands) is a leg of no length: two equal
+        // points, as a routing API answers it, since a polyline needs two.
+        func polyline(_ points: [LatLng]) -> JSONValue {
+            .object(JSONObject([("encodedPolyline", .string(Polyline.encode(points.count == 1 ? points + points : points)))]))
+        }
         let legsJSON: [JSONValue] = legs.map { leg in
             let steps: [JSONValue] = leg.steps.map { step in
                 .object(JSONObject([
