@@ -20,6 +20,7 @@ let package = Package(
         // glibc's posix_spawn close-from action, hidden from Swift's Glibc module (header only).
         .systemLibrary(name: "CSpawn", path: "Sources/CSpawn"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
         // Pure modules.
         .target(name: "JSON", swiftSettings: settings),
@@ -27,6 +28,7 @@ let package = Package(
         .target(name: "Journey", dependencies: ["Geo", "JSON"], swiftSettings: settings),
         .target(name: "ReadModels", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
         .target(name: "Simulator", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
+        .target(name: "Protobuf", dependencies: ["JSON"], swiftSettings: settings),
 
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
@@ -46,9 +48,12 @@ let package = Package(
             swiftSettings: settings
         ),
 
+        // gRPC front door: the only code that touches libnghttp2.
+        .target(name: "GRPC", dependencies: ["CNGHTTP2", "API", "Protobuf", "JSON"], swiftSettings: settings),
+
         .executableTarget(
             name: "waymark",
-            dependencies: ["API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
+            dependencies: ["API", "GRPC", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 
@@ -65,6 +70,7 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: settings),
         .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "GRPCTests", dependencies: ["GRPC", "Protobuf", "API", "JSON", "Postgres", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres", "JSON", "Signing"], swiftSettings: settings),
     ]
 )

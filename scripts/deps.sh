@@ -10,6 +10,7 @@ command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libpq 2>/dev/null || need+=(libpq-dev)
 pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
+pkg-config --exists libnghttp2 2>/dev/null || need+=(libnghttp2-dev)
 [ -x /usr/sbin/runuser ] || need+=(util-linux)
 # The API conformance tests build a virtualenv (google-maps-fleetengine, schemathesis).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)

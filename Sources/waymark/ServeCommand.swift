@@ -2,6 +2,7 @@ import API
 import Dispatch
 import EventStore
 import Foundation
+import GRPC
 import HTTP
 import Projections
 import ReadModels
@@ -21,6 +22,7 @@ enum ServeCommand {
         let flags = try Flags(arguments)
         let settings = try Settings.load(environment, flags: flags)
         let http = try HTTPSettings.load(environment, flags: flags)
+        let grpcSettings = try GRPCSettings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let secret: [UInt8]
         if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
@@ -69,6 +71,22 @@ enum ServeCommand {
                 throw error
             }
             logger.info("listening on http://\(http.host):\(server.port)")
+            // gRPC (maps.fleetengine.v1 Trip and Vehicle services) on its own port, after HTTP.
+            var grpc: GRPCServer?
+            if let port = grpcSettings.port {
+                let started = GRPCServer(configuration: .init(host: http.host, port: port), handler: FleetEngineGRPCHandler(api: api))
+                do {
+                    try started.start()
+                } catch {
+                    await api.shutdown()
+                    await server.shutdown(grace: .seconds(1))
+                    for runner in runners { await runner.stop() }
+                    await store.shutdown()
+                    throw error
+                }
+                grpc = started
+                logger.info("listening for gRPC on \(http.host):\(started.port)")
+            }
             let reporter = Task {
                 // Give the runners a moment to take ownership, then log whenever progress or ownership changes.
                 try? await Task.sleep(for: .milliseconds(500))
@@ -92,6 +110,7 @@ enum ServeCommand {
             let signal = await termination.wait()
             logger.info("received signal \(signal), shutting down")
             await api.shutdown()  // long polls answer 304 now; streams get their shutdown event from the server
+            await grpc?.shutdown(grace: .seconds(10))
             await server.shutdown(grace: .seconds(10))
             reporter.cancel()
             for runner in runners { await runner.stop() }

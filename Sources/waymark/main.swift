@@ -20,6 +20,7 @@ let usage = """
       help                  show this text
 
     serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port)
+                   --grpc-port (WAYMARK_GRPC_PORT, 8081; 0 picks a free port, off disables gRPC)
 
     environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL,
                  WAYMARK_HTTP_HOST, WAYMARK_HTTP_PORT, WAYMARK_HTTP_THREADS, WAYMARK_MAX_BODY_BYTES,
