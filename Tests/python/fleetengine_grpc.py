@@ -148,10 +148,10 @@ created = trips.create_trip(request=fe.CreateTripRequest(
 check(created.name == f"{PARENT}/trips/{t1}" and created.trip_status == fe.TripStatus.NEW, f"create_trip {created}")
 check(len(created.intermediate_destinations) == 2 and created.number_of_passengers == 2, f"create_trip echo {created}")
 step("create_trip with two intermediate destinations")
-for tid in (t2, t3):
+for tid, kind in ((t2, fe.TripType.EXCLUSIVE), (t3, fe.TripType.SHARED)):
     trips.create_trip(request=fe.CreateTripRequest(parent=PARENT, trip_id=tid, trip=fe.Trip(
-        trip_type=fe.TripType.SHARED, pickup_point=terminal(52.51, 13.40), dropoff_point=terminal(52.50, 13.39))))
-step("create_trip x2 (SHARED)")
+        trip_type=kind, pickup_point=terminal(52.51, 13.40), dropoff_point=terminal(52.50, 13.39))))
+step("create_trip x2 (EXCLUSIVE, SHARED)")
 raises(gexc.AlreadyExists, lambda: trips.create_trip(request=fe.CreateTripRequest(
     parent=PARENT, trip_id=t1, trip=fe.Trip(trip_type=fe.TripType.EXCLUSIVE, pickup_point=terminal(1, 2)))), "create_trip twice")
 raises(gexc.InvalidArgument, lambda: trips.create_trip(request=fe.CreateTripRequest(
@@ -214,14 +214,16 @@ raises(gexc.PermissionDenied, lambda: driver_vehicles.update_vehicle(request=fe.
        "update_vehicle of another vehicle with a driver token")
 
 trip = trips.get_trip(request={"name": f"{PARENT}/trips/{t1}"})
-check(trip.remaining_distance_meters == 850 or trip.remaining_distance_meters is not None, "trip fan-out")
-version = trip.intermediate_destinations_version
+check(abs(trip.last_location.location.latitude - 52.5205) < 1e-9, f"the vehicle's location on its trip: {trip.last_location}")
+check(trip.remaining_distance_meters == 850, f"the vehicle's remaining distance on its trip: {trip.remaining_distance_meters}")
+step("get_trip shows the assigned vehicle's location and remaining distance")
+version = fe.Trip.pb(trip).intermediate_destinations_version
 check(version.seconds > 0, f"intermediate_destinations_version {version}")
 
 update_trip(t1, ["trip_status"], trip_status=fe.TripStatus.ARRIVED_AT_PICKUP)
 step("ARRIVED_AT_PICKUP")
 stale = timestamp_pb2.Timestamp(seconds=version.seconds - 100)
-raises(gexc.FailedPrecondition, lambda: update_trip(
+raises(gexc.Aborted, lambda: update_trip(
     t1, ["trip_status", "intermediate_destination_index", "intermediate_destinations_version"],
     trip_status=fe.TripStatus.ENROUTE_TO_INTERMEDIATE_DESTINATION, intermediate_destination_index=0, intermediate_destinations_version=stale),
        "ENROUTE_TO_INTERMEDIATE_DESTINATION with a stale intermediate_destinations_version")
@@ -255,8 +257,12 @@ check(shared.name == f"{PARENT}/trips/{t1}", "consumer journey-sharing read")
 step("get_trip JOURNEY_SHARING_V1S with the trip's consumer token")
 
 # -------------------------------------------------------------------------- paging: search/list
-for tid in (t2,):
-    update_trip(tid, ["vehicle_id"], vehicle_id=v1)
+got = vehicles.update_vehicle(request=fe.UpdateVehicleRequest(
+    name=f"{PARENT}/vehicles/{v1}", vehicle=fe.Vehicle(back_to_back_enabled=True), update_mask=field_mask_pb2.FieldMask(paths=["back_to_back_enabled"])))
+check(got.back_to_back_enabled, "back_to_back_enabled")
+trip = update_trip(t2, ["vehicle_id"], vehicle_id=v1)
+check(trip.vehicle_id == v1, f"back-to-back assignment {trip}")
+step("t2 assigned back-to-back to v1 while t1 is ENROUTE_TO_DROPOFF")
 seen = [t.name for t in trips.search_trips(request=fe.SearchTripsRequest(header=header, parent=PARENT, vehicle_id=v1, active_trips_only=True,
                                                                            page_size=1, minimum_staleness=duration_pb2.Duration(seconds=0)))]
 check(sorted(seen) == sorted([f"{PARENT}/trips/{t1}", f"{PARENT}/trips/{t2}"]), f"search_trips pages {seen}")
