@@ -53,7 +53,7 @@ let package = Package(
 
         .executableTarget(
             name: "waymark",
-            dependencies: ["API", "GRPC", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
+            dependencies: ["API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 

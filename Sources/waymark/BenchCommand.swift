@@ -20,9 +20,10 @@ enum BenchCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
-        guard [["append"], ["rebuild"], ["http"], ["ingest"]].contains(flags.positional) else {
-            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http or ingest")
+        guard [["append"], ["rebuild"], ["http"], ["ingest"], ["grpc"]].contains(flags.positional) else {
+            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest or grpc")
         }
+        let grpc = flags.positional == ["grpc"]
         let rebuild = flags.positional == ["rebuild"]
         let http = flags.positional == ["http"]
         let ingest = flags.positional == ["ingest"]
@@ -38,13 +39,17 @@ enum BenchCommand {
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
-        let scratch = ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
+        let scratch = grpc ? BenchGRPC.databaseName : ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
         do {
             try await recreate(admin: admin, name: scratch)
             let url = try benchURL(database.url, database: scratch)
             let outcome: Result<String, any Error>
             do {
-                if ingest {
+                if grpc {
+                    let bench = BenchGRPC(url: url, seconds: try flags.int("seconds", default: 10), connections: try flags.int("connections", default: 4),
+                                          streams: try flags.int("streams", default: 16), vehicles: try flags.int("vehicles", default: 200), logger: logger)
+                    outcome = .success(try await bench.run())
+                } else if ingest {
                     var bench = BenchIngest(url: url, seconds: try flags.int("seconds", default: 10), vehicles: try flags.int("vehicles", default: 10_000),
                                             reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 4),
                                             updateConnections: try flags.int("connections", default: 64), logger: logger)

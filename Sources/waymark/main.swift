@@ -17,6 +17,7 @@ let usage = """
       bench append          measure appends beside the raw COPY ceiling (--events N)
       bench rebuild         measure read-model rebuilds beside the raw read ceiling (--events N)
       bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
+      bench grpc            GetTrip over gRPC vs REST, UpdateVehicle over gRPC (--seconds 10 --connections 4 --streams 16)
       help                  show this text
 
     serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port)

@@ -5,8 +5,8 @@ import Protobuf
 ///
 /// The numbers are facts of the public API (googleapis `google/maps/fleetengine/v1/*.proto`,
 /// reference §2), written out as a table so the transcoder needs no generated code.
-enum FleetEngineSchema {
-    static let schema = ProtoSchema(messages: messages, enums: enums)
+package enum FleetEngineSchema {
+    package static let schema = ProtoSchema(messages: messages, enums: enums)
 
     static let messages: [ProtoSchema.Message] = [
         .init("maps.fleetengine.v1.CreateTripRequest", [
