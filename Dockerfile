@@ -13,7 +13,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/.build/release/waymark /usr/local/bin/waymark
 USER nobody
-EXPOSE 8080
+EXPOSE 8080 8081
 ENTRYPOINT ["/usr/local/bin/waymark"]
 # Inside a container the server must listen on all interfaces to be reachable.
 ENV WAYMARK_HTTP_HOST=0.0.0.0 WAYMARK_HTTP_PORT=8080

@@ -89,12 +89,11 @@ package final class GRPCClient: @unchecked Sendable {
             let accepted = queue.withLock { state -> Bool in
                 guard !state.closed else { return false }
                 state.pending.append(Pending(path: path, metadata: metadata, body: body, continuation: continuation))
-                return true
-            }
-            if accepted {
                 var byte: UInt8 = 1
                 _ = write(wakeWrite, &byte, 1)
-            } else {
+                return true
+            }
+            if !accepted {
                 continuation.resume(returning: Reply(status: .unavailable("the client is closed"), message: nil))
             }
         }
@@ -102,9 +101,12 @@ package final class GRPCClient: @unchecked Sendable {
 
     /// Closes the connection; calls in flight get UNAVAILABLE.
     package func close() {
-        queue.withLock { $0.closed = true }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        queue.withLock { state in
+            guard !state.closed else { return }
+            state.closed = true
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)
+        }
     }
 
     private func makeSession() throws {
@@ -148,16 +150,17 @@ package final class GRPCClient: @unchecked Sendable {
         defer {
             for stream in streams.values { stream.continuation.resume(returning: Reply(status: .unavailable("the connection closed"), message: nil)) }
             streams.removeAll()
+            // The wake-up pipe closes under the lock, so no caller writes to a reused descriptor.
             let left = queue.withLock { state -> [Pending] in
                 state.closed = true
+                Glibc.close(wakeRead)
+                Glibc.close(wakeWrite)
                 defer { state.pending.removeAll() }
                 return state.pending
             }
             for pending in left { pending.continuation.resume(returning: Reply(status: .unavailable("the connection closed"), message: nil)) }
             nghttp2_session_del(session)
             Glibc.close(fd)
-            Glibc.close(wakeRead)
-            Glibc.close(wakeWrite)
         }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

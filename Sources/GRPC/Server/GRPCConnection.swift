@@ -38,7 +38,9 @@ final class GRPCConnection: @unchecked Sendable {
     private var outputOffset = 0
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private let outbox = Mutex<[(Int32, GRPCResponse)]>([])
+    /// Answers posted by tasks, and whether the connection has closed (then the wake-up pipe is
+    /// closed too, under this lock, so no late task writes to a reused descriptor).
+    private let outbox = Mutex<(answers: [(Int32, GRPCResponse)], closed: Bool)>(([], false))
     private let stopping = Atomic<Bool>(false)
     private var goawaySent = false
     private let onClose: @Sendable (GRPCConnection) -> Void
@@ -71,13 +73,18 @@ final class GRPCConnection: @unchecked Sendable {
     /// Asks the connection to finish: GOAWAY now, close once the streams in flight are answered.
     func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        wake()
+        outbox.withLock { state in
+            if !state.closed { wake() }
+        }
     }
 
     /// Called by a request's task (any thread) with the handler's answer.
     func complete(_ streamId: Int32, _ response: GRPCResponse) {
-        outbox.withLock { $0.append((streamId, response)) }
-        wake()
+        outbox.withLock { state in
+            guard !state.closed else { return }
+            state.answers.append((streamId, response))
+            wake()
+        }
     }
 
     private func wake() {
@@ -93,8 +100,12 @@ final class GRPCConnection: @unchecked Sendable {
             streams.removeAll()
             if let session { nghttp2_session_del(session) }
             close(fd)
-            close(wakeRead)
-            close(wakeWrite)
+            outbox.withLock { state in
+                state.closed = true
+                state.answers.removeAll()
+                close(wakeRead)
+                close(wakeWrite)
+            }
             onClose(self)
         }
         guard makeSession() else { return }
@@ -238,9 +249,9 @@ final class GRPCConnection: @unchecked Sendable {
     }
 
     private func drainOutbox() {
-        let done = outbox.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
+        let done = outbox.withLock { state in
+            defer { state.answers.removeAll() }
+            return state.answers
         }
         for (streamId, response) in done {
             guard let stream = streams[streamId], !stream.answered else { continue }
