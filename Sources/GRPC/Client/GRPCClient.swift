@@ -88,9 +88,12 @@ package final class GRPCClient: @unchecked Sendable {
         return await withCheckedContinuation { continuation in
             let accepted = queue.withLock { state -> Bool in
                 guard !state.closed else { return false }
+                // One wake-up per batch: the loop takes every call queued before it runs.
+                if state.pending.isEmpty {
+                    var byte: UInt8 = 1
+                    _ = write(wakeWrite, &byte, 1)
+                }
                 state.pending.append(Pending(path: path, metadata: metadata, body: body, continuation: continuation))
-                var byte: UInt8 = 1
-                _ = write(wakeWrite, &byte, 1)
                 return true
             }
             if !accepted {

@@ -82,8 +82,9 @@ final class GRPCConnection: @unchecked Sendable {
     func complete(_ streamId: Int32, _ response: GRPCResponse) {
         outbox.withLock { state in
             guard !state.closed else { return }
+            // One wake-up per batch: the loop drains every answer queued before it runs.
+            if state.answers.isEmpty { wake() }
             state.answers.append((streamId, response))
-            wake()
         }
     }
 
