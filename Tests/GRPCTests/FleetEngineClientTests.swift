@@ -86,6 +86,10 @@ print("all steps passed")
             #expect(outcome.status == 0, "\(outcome.output)")
             #expect(outcome.stdout.contains("all steps passed"), "\(outcome.output)")
             #expect(try await server.eventCount() == before)
+            // gRPC calls are counted in /metrics under their method name, method GRPC and the HTTP status REST would give.
+            let metrics = try await server.request("GET", "/metrics")
+            #expect(metrics.text.contains(#"waymark_http_requests_total{route="CreateTrip",method="GRPC",status="400"} 2"#), "\(metrics.text)")
+            #expect(metrics.text.contains(#"waymark_http_requests_total{route="UpdateTrip",method="GRPC",status="404"} 1"#))
         }
     }
 
