@@ -97,6 +97,22 @@ print("all steps passed")
         await server.shutdown(grace: .seconds(2))
     }
 
+    @Test func connectionsBeyondTheLimitAreClosedAndTheAdmittedOneKeepsWorking() async throws {
+        let server = GRPCServer(configuration: .init(port: 0, maxConnections: 1), handler: EchoHandler())
+        try server.start()
+        let first = try GRPCClient(host: "127.0.0.1", port: server.port)
+        let admitted = await first.call("/test.Echo/Repeat", message: [1, 9])
+        #expect(admitted.status.code == 0 && admitted.message == [1, 9])
+        let second = try GRPCClient(host: "127.0.0.1", port: server.port)
+        let refused = await second.call("/test.Echo/Repeat", message: [1, 9])
+        #expect(refused.status.code == 14, "\(refused.status)")
+        let again = await first.call("/test.Echo/Repeat", message: [2, 3])
+        #expect(again.status.code == 0 && again.message == [2, 3, 2, 3])
+        first.close()
+        second.close()
+        await server.shutdown(grace: .seconds(2))
+    }
+
     @Test func aRequestLargerThanTheLimitGetsResourceExhausted() async throws {
         let server = GRPCServer(configuration: .init(port: 0, maxMessageBytes: 1024), handler: EchoHandler())
         try server.start()

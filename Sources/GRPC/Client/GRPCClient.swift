@@ -182,7 +182,8 @@ package final class GRPCClient: @unchecked Sendable {
                     guard count > 0, let data else { break }
                     output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
                 }
-                let written = output.withUnsafeBufferPointer { write(fd, $0.baseAddress!, $0.count) }
+                // MSG_NOSIGNAL: a server that hung up must not raise SIGPIPE.
+                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
                 if written < 0 {
                     if errno == EAGAIN { break }
                     if errno == EINTR { continue }

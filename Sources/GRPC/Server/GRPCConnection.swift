@@ -329,7 +329,8 @@ final class GRPCConnection: @unchecked Sendable {
     private func flush() -> Bool {
         while true {
             while outputOffset < output.count {
-                let written = output.withUnsafeBufferPointer { write(fd, $0.baseAddress! + outputOffset, output.count - outputOffset) }
+                // send with MSG_NOSIGNAL: a peer that hung up must not raise SIGPIPE (which would end the process).
+                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress! + outputOffset, output.count - outputOffset, Int32(MSG_NOSIGNAL)) }
                 if written < 0 {
                     if errno == EINTR { continue }
                     return errno == EAGAIN

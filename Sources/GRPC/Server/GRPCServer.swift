@@ -25,11 +25,14 @@ package final class GRPCServer: Sendable {
         package var port: UInt16
         /// The largest request message accepted; larger ones get RESOURCE_EXHAUSTED.
         package var maxMessageBytes: Int
+        /// Open connections at most (each has a thread); more are closed right after accept.
+        package var maxConnections: Int
 
-        package init(host: String = "127.0.0.1", port: UInt16, maxMessageBytes: Int = 4 << 20) {
+        package init(host: String = "127.0.0.1", port: UInt16, maxMessageBytes: Int = 4 << 20, maxConnections: Int = 512) {
             self.host = host
             self.port = port
             self.maxMessageBytes = maxMessageBytes
+            self.maxConnections = maxConnections
         }
     }
 
@@ -109,7 +112,7 @@ package final class GRPCServer: Sendable {
                 continue
             }
             let admitted = state.withLock { state -> Bool in
-                guard !state.stopping else { return false }
+                guard !state.stopping, state.connections.count < configuration.maxConnections else { return false }
                 state.connections[ObjectIdentifier(connection)] = connection
                 return true
             }
