@@ -75,6 +75,24 @@ struct BenchGRPC {
             row.responseBytes = tripBytes.count
             rows.append(row)
 
+            if let h2load = BenchHTTP.which("h2load") {
+                // The same gRPC call from a separate C load generator (nghttp2's h2load), as wrk is for REST.
+                let body = NSTemporaryDirectory() + "waymark-bench-grpc-\(UUID().uuidString).bin"
+                let length = UInt32(getTrip.count)
+                let framed = [0, UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)] + getTrip
+                try Data(framed).write(to: URL(fileURLWithPath: body))
+                defer { try? FileManager.default.removeItem(atPath: body) }
+                let arguments = ["-t1", "-c\(connections)", "-m\(streams)", "-D\(seconds)", "--warm-up-time=2", "-d", body,
+                                 "-H", "content-type: application/grpc", "-H", "te: trailers", "-H", "authorization: Bearer \(token)",
+                                 "http://127.0.0.1:\(grpc.port)/maps.fleetengine.v1.TripService/GetTrip"]
+                let outcome = try await BenchHTTP.offThread { try Subprocess.run(h2load, arguments) }
+                guard outcome.status == 0 else { throw UsageError("h2load failed: \(outcome.output)") }
+                rows.append(Self.parseH2load(outcome.stdout, name: "GetTrip (SDK view), gRPC (h2load, \(connections) conns × \(streams) streams; mean / max)",
+                                             responseBytes: tripBytes.count))
+            } else {
+                logger.warning("h2load is not on PATH: no separate-process gRPC row (apt-get install nghttp2-client)")
+            }
+
             if let wrk = BenchHTTP.which("wrk") {
                 let path = "http://127.0.0.1:\(http.port)/v1/providers/bench/trips/t-0"
                 let json = try await BenchHTTP.fetch(path, token: token)
@@ -167,6 +185,23 @@ struct BenchGRPC {
         func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
         return Row(name: "", calls: latencies.count, rate: Double(latencies.count) / total, p50: percentile(0.5), p99: percentile(0.99),
                    errors: results.map(\.1).reduce(0, +), responseBytes: 0)
+    }
+
+    /// h2load's summary: rate from "finished in", calls and failures from "requests:", mean and max
+    /// from "time for request:" (h2load reports no percentiles). h2load sees HTTP status only, so
+    /// the gRPC status of the calls is checked by the probe before the run.
+    static func parseH2load(_ output: String, name: String, responseBytes: Int) -> Row {
+        let lines = output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        func words(_ prefix: String) -> [String] {
+            (lines.first { $0.hasPrefix(prefix) } ?? "").dropFirst(prefix.count).split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+        }
+        let finished = words("finished in")
+        let rate = finished.firstIndex(of: "req/s").flatMap { $0 > 0 ? Double(finished[$0 - 1]) : nil } ?? 0
+        let requests = words("requests:")
+        func count(_ label: String) -> Int { requests.firstIndex(of: label).flatMap { $0 > 0 ? Int(requests[$0 - 1]) : nil } ?? 0 }
+        let times = words("time for request:")
+        return Row(name: name, calls: count("succeeded"), rate: rate, p50: times.count > 2 ? milliseconds(times[2]) : 0,
+                   p99: times.count > 1 ? milliseconds(times[1]) : 0, errors: count("failed") + count("errored") + count("timeout"), responseBytes: responseBytes)
     }
 
     /// wrk's latency text (`1.23ms`, `850.00us`, `1.02s`) in milliseconds.

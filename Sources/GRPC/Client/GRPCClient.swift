@@ -10,7 +10,7 @@ import Synchronization
 /// stream closes.
 ///
 /// `@unchecked Sendable`: `session` and `streams` are touched only by the client's thread; the
-/// queue of new calls is behind a Mutex.
+/// queue of new calls is behind a Mutex; the wake-up pipe lives as long as the object.
 package final class GRPCClient: @unchecked Sendable {
     /// The outcome of one call: the status from the trailers and the response message, if any.
     package struct Reply: Sendable {
@@ -86,17 +86,18 @@ package final class GRPCClient: @unchecked Sendable {
         body += [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
         body += message
         return await withCheckedContinuation { continuation in
-            let accepted = queue.withLock { state -> Bool in
-                guard !state.closed else { return false }
+            let accepted = queue.withLock { state -> Bool? in
+                guard !state.closed else { return nil }
+                state.pending.append(Pending(path: path, metadata: metadata, body: body, continuation: continuation))
+                return state.pending.count == 1
+            }
+            if let first = accepted {
                 // One wake-up per batch: the loop takes every call queued before it runs.
-                if state.pending.isEmpty {
+                if first {
                     var byte: UInt8 = 1
                     _ = write(wakeWrite, &byte, 1)
                 }
-                state.pending.append(Pending(path: path, metadata: metadata, body: body, continuation: continuation))
-                return true
-            }
-            if !accepted {
+            } else {
                 continuation.resume(returning: Reply(status: .unavailable("the client is closed"), message: nil))
             }
         }
@@ -104,12 +105,14 @@ package final class GRPCClient: @unchecked Sendable {
 
     /// Closes the connection; calls in flight get UNAVAILABLE.
     package func close() {
-        queue.withLock { state in
-            guard !state.closed else { return }
-            state.closed = true
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
-        }
+        queue.withLock { $0.closed = true }
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    deinit {
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
     }
 
     private func makeSession() throws {
@@ -153,11 +156,9 @@ package final class GRPCClient: @unchecked Sendable {
         defer {
             for stream in streams.values { stream.continuation.resume(returning: Reply(status: .unavailable("the connection closed"), message: nil)) }
             streams.removeAll()
-            // The wake-up pipe closes under the lock, so no caller writes to a reused descriptor.
+            // The wake-up pipe closes in deinit, so no caller writes to a reused descriptor.
             let left = queue.withLock { state -> [Pending] in
                 state.closed = true
-                Glibc.close(wakeRead)
-                Glibc.close(wakeWrite)
                 defer { state.pending.removeAll() }
                 return state.pending
             }

@@ -38,8 +38,9 @@ final class GRPCConnection: @unchecked Sendable {
     private var outputOffset = 0
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    /// Answers posted by tasks, and whether the connection has closed (then the wake-up pipe is
-    /// closed too, under this lock, so no late task writes to a reused descriptor).
+    /// Answers posted by tasks, and whether the connection has closed. The wake-up pipe is closed
+    /// only in `deinit`, when no task can hold the connection any more, so no late task writes to
+    /// a reused descriptor; the write itself happens outside the lock.
     private let outbox = Mutex<(answers: [(Int32, GRPCResponse)], closed: Bool)>(([], false))
     private let stopping = Atomic<Bool>(false)
     private var goawaySent = false
@@ -73,19 +74,23 @@ final class GRPCConnection: @unchecked Sendable {
     /// Asks the connection to finish: GOAWAY now, close once the streams in flight are answered.
     func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        outbox.withLock { state in
-            if !state.closed { wake() }
-        }
+        wake()
+    }
+
+    deinit {
+        close(wakeRead)
+        close(wakeWrite)
     }
 
     /// Called by a request's task (any thread) with the handler's answer.
     func complete(_ streamId: Int32, _ response: GRPCResponse) {
-        outbox.withLock { state in
-            guard !state.closed else { return }
-            // One wake-up per batch: the loop drains every answer queued before it runs.
-            if state.answers.isEmpty { wake() }
+        let first = outbox.withLock { state -> Bool in
+            guard !state.closed else { return false }
             state.answers.append((streamId, response))
+            return state.answers.count == 1
         }
+        // One wake-up per batch: the loop drains every answer queued before it runs.
+        if first { wake() }
     }
 
     private func wake() {
@@ -104,8 +109,6 @@ final class GRPCConnection: @unchecked Sendable {
             outbox.withLock { state in
                 state.closed = true
                 state.answers.removeAll()
-                close(wakeRead)
-                close(wakeWrite)
             }
             onClose(self)
         }

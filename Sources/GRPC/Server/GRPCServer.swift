@@ -56,6 +56,11 @@ package final class GRPCServer: Sendable {
         wake = (fds[0], fds[1])
     }
 
+    deinit {
+        close(wake.read)
+        close(wake.write)
+    }
+
     /// The bound port (after `start`).
     package var port: UInt16 { state.withLock { $0.port } }
 
