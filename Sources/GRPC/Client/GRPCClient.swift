@@ -53,15 +53,15 @@ package final class GRPCClient: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw GRPCServerError("\(host) is not an IPv4 address") }
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw GRPCError("\(host) is not an IPv4 address") }
         let socketFd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socketFd >= 0 else { throw GRPCServerError("socket failed: errno \(errno)") }
+        guard socketFd >= 0 else { throw GRPCError("socket failed: errno \(errno)") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else {
             Glibc.close(socketFd)
-            throw GRPCServerError("cannot connect to \(host):\(port): errno \(errno)")
+            throw GRPCError("cannot connect to \(host):\(port): errno \(errno)")
         }
         var one: Int32 = 1
         _ = setsockopt(socketFd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -117,7 +117,7 @@ package final class GRPCClient: @unchecked Sendable {
 
     private func makeSession() throws {
         var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0 else { throw GRPCServerError("nghttp2_session_callbacks_new failed") }
+        guard nghttp2_session_callbacks_new(&callbacks) == 0 else { throw GRPCError("nghttp2_session_callbacks_new failed") }
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
             guard let frame, let name, let value, let user else { return 0 }
@@ -146,7 +146,7 @@ package final class GRPCClient: @unchecked Sendable {
             return 0
         }
         let user = Unmanaged.passUnretained(self).toOpaque()
-        guard nghttp2_session_client_new(&session, callbacks, user) == 0 else { throw GRPCServerError("nghttp2_session_client_new failed") }
+        guard nghttp2_session_client_new(&session, callbacks, user) == 0 else { throw GRPCError("nghttp2_session_client_new failed") }
         var settings = [nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 22)]
         _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         _ = nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 1 << 24)

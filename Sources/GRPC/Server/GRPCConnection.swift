@@ -52,7 +52,7 @@ final class GRPCConnection: @unchecked Sendable {
         self.maxMessageBytes = maxMessageBytes
         self.onClose = onClose
         var pipeFds: [Int32] = [0, 0]
-        guard pipe(&pipeFds) == 0 else { throw GRPCServerError("pipe failed: errno \(errno)") }
+        guard pipe(&pipeFds) == 0 else { throw GRPCError("pipe failed: errno \(errno)") }
         wakeRead = pipeFds[0]
         wakeWrite = pipeFds[1]
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)

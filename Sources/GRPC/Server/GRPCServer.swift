@@ -2,15 +2,6 @@ import CNGHTTP2
 import Foundation
 import Synchronization
 
-/// A failure to start the gRPC server (bad address, port in use).
-package struct GRPCServerError: Error, CustomStringConvertible, Sendable {
-    package var description: String
-
-    package init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// A plaintext HTTP/2 (h2c, prior knowledge) gRPC server for unary calls, over libnghttp2.
 ///
 /// An accept thread takes connections; each connection runs on a thread of its own
@@ -73,10 +64,10 @@ package final class GRPCServer: Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = configuration.port.bigEndian
         guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-            throw GRPCServerError("\(configuration.host.debugDescription) is not an IPv4 address")
+            throw GRPCError("\(configuration.host.debugDescription) is not an IPv4 address")
         }
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard listener >= 0 else { throw GRPCServerError("socket failed: errno \(errno)") }
+        guard listener >= 0 else { throw GRPCError("socket failed: errno \(errno)") }
         var one: Int32 = 1
         _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound = withUnsafePointer(to: &address) {
@@ -85,7 +76,7 @@ package final class GRPCServer: Sendable {
         guard bound == 0, listen(listener, 128) == 0 else {
             let code = errno
             close(listener)
-            throw GRPCServerError("cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(code)))")
+            throw GRPCError("cannot listen on \(configuration.host):\(configuration.port): \(String(cString: strerror(code)))")
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
