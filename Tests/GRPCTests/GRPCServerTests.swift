@@ -113,6 +113,22 @@ print("all steps passed")
         await server.shutdown(grace: .seconds(2))
     }
 
+    @Test func otherMethodsContentTypesAndMalformedFramesAreRefused() async throws {
+        let server = GRPCServer(configuration: .init(port: 0), handler: EchoHandler())
+        try server.start()
+        let client = try GRPCClient(host: "127.0.0.1", port: server.port)
+        let put = await client.call("/test.Echo/Repeat", message: [1], method: "PUT")
+        #expect(put.status == .unimplemented("gRPC requires POST"))
+        let json = await client.call("/test.Echo/Repeat", message: [1], contentType: "application/json")
+        #expect(json.status == .unimplemented("content-type must be application/grpc"))
+        let proto = await client.call("/test.Echo/Repeat", message: [1, 5], contentType: "application/grpc+proto")
+        #expect(proto.status.code == 0 && proto.message == [1, 5])
+        let unknown = await client.call("/test.Echo/Nope", message: [])
+        #expect(unknown.status.code == 12)
+        client.close()
+        await server.shutdown(grace: .seconds(2))
+    }
+
     @Test func aRequestLargerThanTheLimitGetsResourceExhausted() async throws {
         let server = GRPCServer(configuration: .init(port: 0, maxMessageBytes: 1024), handler: EchoHandler())
         try server.start()

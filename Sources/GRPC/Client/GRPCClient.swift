@@ -19,6 +19,8 @@ package final class GRPCClient: @unchecked Sendable {
     }
 
     private struct Pending {
+        var method: String
+        var contentType: String
         var path: String
         var metadata: [(String, String)]
         var body: [UInt8]
@@ -79,8 +81,10 @@ package final class GRPCClient: @unchecked Sendable {
         thread.start()
     }
 
-    /// One unary call. Never throws: transport failures come back as UNAVAILABLE.
-    package func call(_ path: String, message: [UInt8], metadata: [(String, String)] = []) async -> Reply {
+    /// One unary call. Never throws: transport failures come back as UNAVAILABLE. `method` and
+    /// `contentType` are there to test how a server refuses other ones.
+    package func call(_ path: String, message: [UInt8], metadata: [(String, String)] = [], method: String = "POST",
+                      contentType: String = "application/grpc") async -> Reply {
         var body: [UInt8] = [0]
         let length = UInt32(message.count)
         body += [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
@@ -88,7 +92,7 @@ package final class GRPCClient: @unchecked Sendable {
         return await withCheckedContinuation { continuation in
             let accepted = queue.withLock { state -> Bool? in
                 guard !state.closed else { return nil }
-                state.pending.append(Pending(path: path, metadata: metadata, body: body, continuation: continuation))
+                state.pending.append(Pending(method: method, contentType: contentType, path: path, metadata: metadata, body: body, continuation: continuation))
                 return state.pending.count == 1
             }
             if let first = accepted {
@@ -223,8 +227,8 @@ package final class GRPCClient: @unchecked Sendable {
             if stream.sent == stream.body.count { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
             return count
         }
-        let headers = [(":method", "POST"), (":scheme", "http"), (":path", call.path), (":authority", authority),
-                       ("content-type", "application/grpc"), ("te", "trailers")] + call.metadata
+        let headers = [(":method", call.method), (":scheme", "http"), (":path", call.path), (":authority", authority),
+                       ("content-type", call.contentType), ("te", "trailers")] + call.metadata
         var streamId: Int32 = -1
         let stream = Stream(body: call.body, continuation: call.continuation)
         withHeaders(headers) { nva, count in
