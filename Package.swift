@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CSpawn", path: "Sources/CSpawn"),
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
 
         // Pure modules.
         .target(name: "JSON", swiftSettings: settings),
@@ -28,6 +29,7 @@ let package = Package(
         .target(name: "Journey", dependencies: ["Geo", "JSON"], swiftSettings: settings),
         .target(name: "ReadModels", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
         .target(name: "Simulator", dependencies: ["Journey", "Geo", "JSON"], swiftSettings: settings),
+        .target(name: "Protobuf", dependencies: ["JSON"], swiftSettings: settings),
 
         // Owners of C libraries.
         .target(name: "Signing", dependencies: ["COpenSSL"], swiftSettings: settings),
@@ -49,10 +51,12 @@ let package = Package(
 
         // The demo page served by `waymark serve --demo` (HTML, CSS and JavaScript embedded in the binary).
         .target(name: "Demo", dependencies: ["API", "HTTP", "JSON", "Simulator"], resources: [.embedInCode("Resources")], swiftSettings: settings),
+        // gRPC front door: the only code that touches libnghttp2.
+        .target(name: "GRPC", dependencies: ["CNGHTTP2", "API", "Protobuf", "JSON"], swiftSettings: settings),
 
         .executableTarget(
             name: "waymark",
-            dependencies: ["Demo", "API", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
+            dependencies: ["Demo", "API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 
@@ -69,6 +73,7 @@ let package = Package(
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: settings),
         .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "Geo", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "GRPCTests", dependencies: ["GRPC", "Protobuf", "API", "JSON", "Postgres", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres", "JSON", "Signing", "EventStore", "Simulator", "Journey"], swiftSettings: settings),
     ]
 )

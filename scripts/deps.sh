@@ -16,6 +16,8 @@ pkg-config --exists libcrypto 2>/dev/null || need+=(libssl-dev)
 pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 # Outgoing webhook deliveries (the HTTP module's client).
 pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
+# gRPC (HTTP/2).
+pkg-config --exists libnghttp2 2>/dev/null || need+=(libnghttp2-dev)
 [ -x /usr/sbin/runuser ] || need+=(util-linux)
 # The API conformance tests build a virtualenv (google-maps-fleetengine, schemathesis).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)

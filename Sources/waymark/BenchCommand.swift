@@ -20,10 +20,11 @@ enum BenchCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
-        guard [["append"], ["rebuild"], ["http"], ["ingest"], ["export"]].contains(flags.positional) else {
-            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest or export")
+        guard [["append"], ["rebuild"], ["http"], ["ingest"], ["export"], ["grpc"]].contains(flags.positional) else {
+            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest, export or grpc")
         }
         let exportBench = flags.positional == ["export"]
+        let grpc = flags.positional == ["grpc"]
         let rebuild = flags.positional == ["rebuild"]
         let http = flags.positional == ["http"]
         let ingest = flags.positional == ["ingest"]
@@ -39,13 +40,17 @@ enum BenchCommand {
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
-        let scratch = exportBench ? BenchExport.databaseName : ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
+        let scratch = grpc ? BenchGRPC.databaseName : exportBench ? BenchExport.databaseName : ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
         do {
             try await recreate(admin: admin, name: scratch)
             let url = try benchURL(database.url, database: scratch)
             let outcome: Result<String, any Error>
             do {
-                if exportBench {
+                if grpc {
+                    let bench = BenchGRPC(url: url, seconds: try flags.int("seconds", default: 10), connections: try flags.int("connections", default: 4),
+                                          streams: try flags.int("streams", default: 16), vehicles: try flags.int("vehicles", default: 200), logger: logger)
+                    outcome = .success(try await bench.run())
+                } else if exportBench {
                     outcome = .success(try await BenchExport(events: events, url: url, logger: logger).run().render(format))
                 } else if ingest {
                     var bench = BenchIngest(url: url, seconds: try flags.int("seconds", default: 10), vehicles: try flags.int("vehicles", default: 10_000),

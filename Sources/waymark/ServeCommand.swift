@@ -3,6 +3,7 @@ import Demo
 import Dispatch
 import EventStore
 import Foundation
+import GRPC
 import HTTP
 import Projections
 import ReadModels
@@ -28,6 +29,7 @@ enum ServeCommand {
         let http = try HTTPSettings.load(environment, flags: flags)
         let audit = try AuditSettings.load(environment)
         let webhookSettings = try WebhookSettings.load(environment)
+        let grpcSettings = try GRPCSettings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let secret: [UInt8]
         if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
@@ -87,6 +89,23 @@ enum ServeCommand {
                 throw error
             }
             logger.info("listening on http://\(http.host):\(server.port)")
+            // gRPC (maps.fleetengine.v1 Trip and Vehicle services) on its own port, after HTTP.
+            var grpc: GRPCServer?
+            if let port = grpcSettings.port {
+                let started = GRPCServer(configuration: .init(host: http.host, port: port), handler: FleetEngineGRPCHandler(api: api))
+                do {
+                    try started.start()
+                } catch {
+                    await api.shutdown()
+                    await server.shutdown(grace: .seconds(1))
+                    await rootWriter?.stop()
+                    for runner in runners { await runner.stop() }
+                    await store.shutdown()
+                    throw error
+                }
+                grpc = started
+                logger.info("listening for gRPC on \(http.host):\(started.port)")
+            }
             let local = "http://\(http.host == "0.0.0.0" ? "127.0.0.1" : http.host):\(server.port)"
             if demo { logger.info("demo page: \(local)/demo") }
             let simulationStop = StopFlag()
@@ -128,6 +147,7 @@ enum ServeCommand {
                 _ = await simulator.value
             }
             await api.shutdown()  // long polls answer 304 now; streams get their shutdown event from the server
+            await grpc?.shutdown(grace: .seconds(10))
             await server.shutdown(grace: .seconds(10))
             reporter.cancel()
             await rootWriter?.stop()

@@ -30,9 +30,11 @@ let usage = """
       bench rebuild         measure read-model rebuilds beside the raw read ceiling (--events N)
       bench export          waymark export and waymark verify beside a raw COPY of the same rows (--events N)
       bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
+      bench grpc            GetTrip over gRPC vs REST, UpdateVehicle over gRPC (--seconds 10 --connections 4 --streams 16)
       help                  show this text
 
     serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port),
+                   --grpc-port (WAYMARK_GRPC_PORT, 8081; 0 picks a free port, off disables gRPC),
                    --demo (serve /demo and mint riders' tokens for provider demo), --simulate (with --demo: run the simulator in-process;
                    takes simulate's --vehicles, --trips-per-minute, --speedup, --seed)
 

@@ -13,10 +13,13 @@ package final class TestServer: Sendable {
     package let process: Subprocess.Running
     /// The database the server writes to.
     package let databaseURL: String
+    /// `127.0.0.1:PORT` of the gRPC server, when the test asked for one (`WAYMARK_GRPC_PORT: "0"`).
+    package let grpcAddress: String?
     private let session: URLSession
 
-    init(baseURL: String, secret: String, process: Subprocess.Running, databaseURL: String) {
+    init(baseURL: String, secret: String, process: Subprocess.Running, databaseURL: String, grpcAddress: String? = nil) {
         self.baseURL = baseURL
+        self.grpcAddress = grpcAddress
         self.databaseURL = databaseURL
         self.secret = secret
         self.process = process
@@ -47,16 +50,24 @@ package final class TestServer: Sendable {
         let secret = "test-secret-\(UUID().uuidString)"
         // Generous read-your-writes wait: the test cluster is shared, and projections read only below
         // the oldest transaction of the whole cluster, so another test's long transaction holds them back.
-        var env = ["DATABASE_URL": databaseURL, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60"]
+        var env = ["DATABASE_URL": databaseURL, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60",
+                   "WAYMARK_GRPC_PORT": "off"]
         env.merge(environment) { $1 }
         let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"] + arguments, environment: env)
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             let log = process.stderr
+            let wantsGRPC = env["WAYMARK_GRPC_PORT"] != "off"
             if let range = log.range(of: "listening on http://") {
                 let rest = log[range.upperBound...]
                 let address = rest.prefix { !$0.isWhitespace && $0 != "\"" }
-                return TestServer(baseURL: "http://" + address, secret: secret, process: process, databaseURL: databaseURL)
+                var grpc: String?
+                if let grpcRange = log.range(of: "listening for gRPC on ") {
+                    grpc = String(log[grpcRange.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" })
+                }
+                if !wantsGRPC || grpc != nil {
+                    return TestServer(baseURL: "http://" + address, secret: secret, process: process, databaseURL: databaseURL, grpcAddress: grpc)
+                }
             }
             if kill(process.pid, 0) != 0 {
                 let status = process.stop()

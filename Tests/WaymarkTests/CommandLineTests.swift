@@ -91,6 +91,7 @@ import TestSupport
             var environment = ProcessInfo.processInfo.environment
             environment["DATABASE_URL"] = url
             environment["WAYMARK_HTTP_PORT"] = "0"
+            environment["WAYMARK_GRPC_PORT"] = "0"
             environment.removeValue(forKey: "WAYMARK_JWT_SECRET")
             process.environment = environment
             process.standardError = handle
@@ -114,6 +115,7 @@ import TestSupport
             try handle.close()
             let final = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             #expect(final.contains("shutting down"))
+            #expect(final.contains("listening for gRPC on 127.0.0.1:"))
         }
     }
 }
