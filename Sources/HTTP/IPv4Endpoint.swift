@@ -1,4 +1,8 @@
+// In a release (whole-module) build the socket constants are found through the libcurl module,
+// whose header includes <sys/socket.h>, and not through Glibc alone.
+import CCurl
 import Foundation
+import Glibc
 
 /// An IPv4 address and port in the form the socket calls take.
 ///
