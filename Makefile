@@ -4,7 +4,7 @@ RELEASE_BIN := .build/release/waymark
 DEBUG_BIN := .build/debug/waymark
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build release test test-browser run bench db-start db-stop clean
+.PHONY: deps build release test test-release test-browser run bench db-start db-stop clean
 
 ## Install the Debian packages the project needs, when missing (sudo when not root).
 deps:
@@ -27,6 +27,10 @@ test: deps
 SIMULATION ?= --vehicles 12 --trips-per-minute 6 --speedup 3
 run: release
 	$(RELEASE_BIN) serve --demo --simulate $(SIMULATION)
+
+## The release binary answers every kind of request once (optimizer-only crashes; not in `make test`).
+test-release: release
+	scripts/smoke-release.sh
 
 ## The demo page in headless Chromium (installs Debian's chromium; not part of `make test`).
 test-browser: build
