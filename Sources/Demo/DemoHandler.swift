@@ -10,7 +10,8 @@ import Simulator
 /// internet, no map tiles), the synthetic city's streets for its background, the demo
 /// provider's active trips, and tokens for the page: a consumer token for one trip and a driver
 /// token for the car serving it. Tokens are minted for the demo provider only, and only by a
-/// server started with `--demo` (without it this handler is not installed and `/demo` is 404).
+/// server started with `--demo`. Without `--demo` it serves only the rider page (`/demo/rider`
+/// and its script and styles), the page share links point to; every other `/demo` path is 404.
 /// Every other request goes to the REST handler unchanged.
 package final class DemoHandler: HTTPHandler {
     let api: WaymarkAPI
@@ -22,12 +23,17 @@ package final class DemoHandler: HTTPHandler {
     /// - Parameters:
     ///   - secret: the server's HS256 secret, to mint the page's tokens.
     ///   - citySeed: the seed of the synthetic city the simulator drives (`waymark simulate --seed`).
-    package init(api: WaymarkAPI, provider: String = "demo", secret: [UInt8], citySeed: UInt64) {
+    /// Whether this server runs the demo (`--demo`): the trip list, the city and minted tokens.
+    /// Without it only the rider page itself is served, the page share links point to.
+    let demo: Bool
+
+    package init(api: WaymarkAPI, provider: String = "demo", secret: [UInt8], citySeed: UInt64, demo: Bool = true) {
+        self.demo = demo
         self.api = api
         rest = api.handler
         self.provider = provider
         self.secret = secret
-        cityBytes = SyntheticCity(seed: citySeed).json.compactBytes()
+        cityBytes = demo ? SyntheticCity(seed: citySeed).json.compactBytes() : []
     }
 
     package func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
@@ -38,6 +44,9 @@ package final class DemoHandler: HTTPHandler {
         guard Self.isDemoPath(request.path) else { return await rest.respond(to: request) }
         guard request.method == "GET" || request.method == "HEAD" else {
             return Self.error(405, "UNIMPLEMENTED", "\(request.method) is not allowed on \(request.path) (allowed: GET)")
+        }
+        if !demo && !["/demo/rider", "/demo/demo.js", "/demo/demo.css"].contains(request.path) {
+            return Self.error(404, "NOT_FOUND", "\(request.path) is served only by `waymark serve --demo` (this server serves the rider page of share links, /demo/rider)")
         }
         switch request.path {
         case "/demo", "/demo/", "/demo/rider":

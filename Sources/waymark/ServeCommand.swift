@@ -72,7 +72,7 @@ enum ServeCommand {
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
                                      errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
-                handler: demo ? DemoHandler(api: api, secret: secret, citySeed: simulation?.seed ?? DemoCity.seed(flags)) as any HTTPHandler : api.handler,
+                handler: DemoHandler(api: api, secret: secret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo),
                 observer: { exchange in
                     accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [
                         LogKey.requestId: exchange.requestId, LogKey.durationMs: String(format: "%.3f", exchange.durationSeconds * 1000),

@@ -76,11 +76,32 @@ extension RiderEndpoints {
             }
         }
 
-        @Test func withoutDemoThereIsNoPageAndNoTokens() async throws {
+        @Test func withoutDemoThereIsNoTripListNoCityAndNoTokens() async throws {
             try await TestServer.with { server in
-                let page = try await server.request("GET", "/demo")
-                let token = try await server.request("GET", "/demo/token?trip=t-1")
-                #expect(page.status == 404 && token.status == 404)
+                for path in ["/demo", "/demo/", "/demo/trips", "/demo/city.json", "/demo/token?trip=t-1"] {
+                    let response = try await server.request("GET", path)
+                    #expect(response.status == 404, "\(path): \(response.status)")
+                    #expect(response.text.contains("--demo"), "\(path): \(response.text)")
+                }
+            }
+        }
+
+        /// A share link's `url` names the rider page; it must open on every server, not only on
+        /// one started with `--demo` (the page takes its token from the link, it mints none).
+        @Test func theRiderPageAShareLinkNamesIsServedWithoutDemo() async throws {
+            try await TestServer.with { server in
+                try await server.createVehicle("v-1")
+                try await server.createTrip("t-1")
+                _ = try await server.updateTrip("t-1", mask: "vehicleId", #"{"vehicleId":"v-1"}"#)
+                let (status, link) = try await server.json("POST", "/v1/providers/acme/trips/t-1:share", "{}")
+                try #require(status == 200, "\(link)")
+                let url = try #require(link["url"]?.stringValue)
+                let path = String(url[try #require(url.range(of: "/demo/rider")).lowerBound...].prefix { $0 != "#" })
+                let page = try await server.request("GET", path)
+                #expect(page.status == 200 && page.header("Content-Type")?.hasPrefix("text/html") == true, "\(path): \(page.status)")
+                for asset in ["/demo/demo.js", "/demo/demo.css"] {
+                    #expect(try await server.request("GET", asset).status == 200, "\(asset)")
+                }
             }
         }
     }
