@@ -39,12 +39,13 @@ test-browser: build
 
 ## Benchmarks, measured side by side in one run (see BENCHMARKS.md).
 bench: release
-	@EXTRA_PACKAGES="wrk nginx-light curl" scripts/deps.sh
+	@EXTRA_PACKAGES="wrk nginx-light curl nghttp2-client" scripts/deps.sh
 	$(RELEASE_BIN) bench append
 	$(RELEASE_BIN) bench rebuild
 	$(RELEASE_BIN) bench http
 	$(RELEASE_BIN) bench ingest
 	$(RELEASE_BIN) bench export
+	$(RELEASE_BIN) bench grpc
 
 ## Manage the embedded cluster used by `make run`.
 db-start: build
