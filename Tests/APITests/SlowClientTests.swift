@@ -45,8 +45,8 @@ extension RiderEndpoints {
                     slowestRead = max(slowestRead, ContinuousClock.now - started)
                     #expect(journey.status == 200)
                 }
-                #expect(slowestReport < .seconds(3), "slowest batch of reports: \(slowestReport)")
-                #expect(slowestRead < .seconds(3), "slowest journey GET: \(slowestRead)")
+                #expect(slowestReport < .seconds(5), "slowest batch of reports: \(slowestReport)")
+                #expect(slowestRead < .seconds(5), "slowest journey GET: \(slowestRead)")
                 // The slowloris connections were not dropped early nor did they crowd anyone out;
                 // the streams are all alive: a change on the trip reaches the first and the last.
                 #expect(slowloris.openCount == 200)
