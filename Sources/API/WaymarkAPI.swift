@@ -32,6 +32,7 @@ package final class WaymarkAPI: Sendable {
     let store: EventStore
     let log: (@Sendable (String) -> Void)?
     private let serverGauges = Mutex<(@Sendable () -> (inFlight: Int, openStreams: Int))?>(nil)
+    private let droppedStreams = Mutex<(@Sendable () -> Int)?>(nil)
 
     /// - Parameters:
     ///   - runners: this node's projection runners (read-your-writes asks the fleet runner when it owns the projection).
@@ -112,6 +113,11 @@ package final class WaymarkAPI: Sendable {
         serverGauges.withLock { $0 = read }
     }
 
+    /// Lets `/metrics` report the streams the HTTP server dropped for not reading (buffer overflow).
+    package func reportDroppedStreams(_ read: @escaping @Sendable () -> Int) {
+        droppedStreams.withLock { $0 = read }
+    }
+
     /// `horizon`: the feed horizon's age when the database answered (nil: it did not).
     func renderMetrics(horizon: Readiness.Horizon? = nil) -> String {
         var extra: [String] = []
@@ -123,6 +129,10 @@ package final class WaymarkAPI: Sendable {
             let gauges = read()
             extra += ["# TYPE waymark_http_in_flight_requests gauge", "waymark_http_in_flight_requests \(gauges.inFlight)",
                       "# TYPE waymark_http_open_streams gauge", "waymark_http_open_streams \(gauges.openStreams)"]
+        }
+        if let read = droppedStreams.withLock({ $0 }) {
+            extra += ["# HELP waymark_http_streams_dropped_total Streams closed because their client did not read and their buffer limit was passed.",
+                      "# TYPE waymark_http_streams_dropped_total counter", "waymark_http_streams_dropped_total \(read())"]
         }
         let append = store.appendStatistics
         extra += ["# HELP waymark_events_appended_total Events committed by this node's event store.",

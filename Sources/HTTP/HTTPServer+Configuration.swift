@@ -19,6 +19,10 @@ extension HTTPServer {
         package var connectionTimeoutSeconds: Int = 60
         /// The most connections served at once; further connections are refused by libmicrohttpd.
         package var connectionLimit: Int = 4096
+        /// The most unsent bytes a stream may hold for a client that does not read (beyond what the
+        /// kernel's socket buffers take); a write past it drops the stream and closes its
+        /// connection. Streams made with their own `maxBufferedBytes` keep theirs.
+        package var streamBufferBytes: Int = 1 << 20
         /// Renders the errors the server produces itself (413 body too large, 503 shutting down,
         /// 500 for an invalid handler status). A handler that traps takes the process down, so
         /// there is no 500 for that.
@@ -36,6 +40,7 @@ extension HTTPServer {
             maxBodyBytes: Int = 1 << 20,
             connectionTimeoutSeconds: Int = 60,
             connectionLimit: Int = 4096,
+            streamBufferBytes: Int = 1 << 20,
             errorBody: @escaping @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
                 = Configuration.defaultErrorBody,
             diagnostics: (@Sendable (_ message: String) -> Void)? = nil
@@ -46,6 +51,7 @@ extension HTTPServer {
             self.maxBodyBytes = maxBodyBytes
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
             self.connectionLimit = connectionLimit
+            self.streamBufferBytes = streamBufferBytes
             self.errorBody = errorBody
             self.diagnostics = diagnostics
         }
@@ -87,6 +93,9 @@ extension HTTPServer {
             }
             guard (1...Int(UInt32.max)).contains(connectionLimit) else {
                 throw HTTPError(.invalidConfiguration, "connectionLimit must be 1...\(UInt32.max), got \(connectionLimit)")
+            }
+            guard streamBufferBytes >= 1 else {
+                throw HTTPError(.invalidConfiguration, "streamBufferBytes must be at least 1, got \(streamBufferBytes)")
             }
         }
     }

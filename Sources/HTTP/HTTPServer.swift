@@ -82,6 +82,12 @@ package final class HTTPServer: Sendable {
         state.withLock { $0.core }?.openStreams ?? 0
     }
 
+    /// Streams closed since `start()` because their client did not read and more than
+    /// `Configuration.streamBufferBytes` waited for it.
+    package var droppedStreams: Int {
+        state.withLock { $0.core }?.droppedStreams.load(ordering: .relaxed) ?? 0
+    }
+
     /// Binds and starts serving.
     ///
     /// Throws `.bindFailed` naming host:port when the address cannot be bound (port in use),

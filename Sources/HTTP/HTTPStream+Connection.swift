@@ -7,15 +7,23 @@ import Synchronization
 extension HTTPStream {
     /// Binds the stream to the connection whose response it becomes. False when the stream was
     /// already used for another response.
-    func attach(connection: ConnectionHandle, socket: Int32, watcher: DisconnectWatcher) -> Bool {
-        state.withLock { state in
-            guard !state.attachedOnce else { return false }
+    /// `limit` replaces the default buffer limit unless the stream has its own; `onOverflow` runs
+    /// once if the stream is later dropped for overflow.
+    func attach(connection: ConnectionHandle, socket: Int32, watcher: DisconnectWatcher,
+                limit: Int, onOverflow: @escaping @Sendable () -> Void) -> Bool {
+        let (attached, overflowedBefore) = state.withLock { state -> (Bool, Bool) in
+            guard !state.attachedOnce else { return (false, false) }
             state.attachedOnce = true
             state.connection = connection
             state.socket = socket
             state.watcher = watcher
-            return true
+            if !state.limitIsOwn { state.limit = limit }
+            state.onOverflow = onOverflow
+            return (true, state.overflowed)
         }
+        // Overflowed before the response was queued: counted now; the first read ends it.
+        if overflowedBefore { onOverflow() }
+        return attached
     }
 
     /// MHD's content reader: copies buffered bytes, reports the end, or suspends the connection
@@ -72,6 +80,7 @@ extension HTTPStream {
             state.suspended = false
             state.connection = nil
             state.watcher = nil
+            state.onOverflow = nil
             if state.phase == .open { state.phase = .aborted }
             actions = state.takeCloseActions()
         }

@@ -1,4 +1,5 @@
 internal import CMicroHTTPD
+import Glibc
 import Synchronization
 
 /// A streaming response body (Server-Sent Events): the application writes, the server sends as
@@ -11,20 +12,42 @@ import Synchronization
 /// client that does not read. From then on `write` returns false; the `onClose` actions run once,
 /// at that moment, on the thread that noticed.
 ///
+/// A stream dropped for overflow frees its buffer at once, and its connection is shut down so the
+/// server closes it without waiting for the client (which is not reading) or the idle timeout; the
+/// server counts it (`HTTPServer.droppedStreams`).
+///
 /// A client that hangs up while the stream is idle is noticed at once (the server watches idle
 /// stream sockets for a hang-up); one that hangs up mid-transfer is noticed when sending fails.
 package final class HTTPStream: Sendable {
     /// Sent, then the stream ends, when the server shuts down while the stream is open.
     package let finalBytesOnShutdown: [UInt8]
-    /// The most bytes that may wait for the client; a write beyond this closes the stream.
-    package let maxBufferedBytes: Int
+    /// The limit a stream without one of its own has until a server serves it (then the server's
+    /// `Configuration.streamBufferBytes`).
+    package static let defaultMaxBufferedBytes = 1 << 20
 
-    let state = Mutex(State())
+    let state: Mutex<State>
 
     /// Makes an open stream; it starts sending once a handler returns it in a response.
-    package init(finalBytesOnShutdown: [UInt8] = [], maxBufferedBytes: Int = 4 << 20) {
+    /// `maxBufferedBytes`: the most unsent bytes it may hold; nil takes the serving server's
+    /// `Configuration.streamBufferBytes`.
+    package init(finalBytesOnShutdown: [UInt8] = [], maxBufferedBytes: Int? = nil) {
         self.finalBytesOnShutdown = finalBytesOnShutdown
-        self.maxBufferedBytes = maxBufferedBytes
+        var initial = State()
+        if let maxBufferedBytes {
+            initial.limit = maxBufferedBytes
+            initial.limitIsOwn = true
+        }
+        state = Mutex(initial)
+    }
+
+    /// The most bytes that may wait for the client; a write beyond this closes the stream.
+    package var maxBufferedBytes: Int {
+        state.withLock { $0.limit }
+    }
+
+    /// True when the stream was closed because its client did not read and its buffer overflowed.
+    package var overflowed: Bool {
+        state.withLock { $0.overflowed }
     }
 
     /// True once the stream no longer accepts writes (finished, client gone, shut down, overflow).
@@ -38,11 +61,18 @@ package final class HTTPStream: Sendable {
         var accepted = false
         var wake: ConnectionHandle?
         var actions: [@Sendable () -> Void] = []
+        var dropped: (@Sendable () -> Void)?
         state.withLock { state in
             guard state.phase == .open else { return }
-            if state.pendingCount + bytes.count > maxBufferedBytes {
+            if state.pendingCount + bytes.count > state.limit {
                 state.phase = .aborted
+                state.overflowed = true
+                // Nothing more will be sent: free the buffer now, not when the connection goes.
+                state.pending = []
+                state.readIndex = 0
                 actions = state.takeCloseActions()
+                dropped = state.onOverflow
+                state.cutConnection()
             } else {
                 state.append(bytes)
                 accepted = true
@@ -50,6 +80,7 @@ package final class HTTPStream: Sendable {
             wake = state.takeSuspension()
         }
         if let wake { MHD_resume_connection(wake.pointer) }
+        dropped?()
         for action in actions { action() }
         return accepted
     }
@@ -96,6 +127,12 @@ extension HTTPStream {
         }
 
         var phase = Phase.open
+        /// See `maxBufferedBytes`; `limitIsOwn` when given to `init` (the server's does not replace it).
+        var limit = HTTPStream.defaultMaxBufferedBytes
+        var limitIsOwn = false
+        var overflowed = false
+        /// Set by the server on attach: counts the stream as dropped.
+        var onOverflow: (@Sendable () -> Void)?
         var pending: [UInt8] = []
         var readIndex = 0
         var closeActions: [@Sendable () -> Void] = []
@@ -145,6 +182,15 @@ extension HTTPStream {
             closeActionsRan = true
             defer { closeActions = [] }
             return closeActions
+        }
+
+        /// Shuts the socket of a stream being sent (not suspended) down, so libmicrohttpd's next
+        /// event on it fails and closes the connection even though the client reads nothing. Only
+        /// while attached: until `detach` the connection, and so the descriptor, is still MHD's
+        /// for this response. A suspended connection is resumed instead and ends on its next read.
+        mutating func cutConnection() {
+            guard connection != nil, !suspended, socket >= 0 else { return }
+            _ = shutdown(socket, Int32(SHUT_RDWR))
         }
 
         /// Ends the reader's suspension: stops watching the socket and returns the connection the

@@ -22,6 +22,8 @@ final class ServerCore: Sendable {
     let watcher: DisconnectWatcher
     /// Requests that reached the handler stage and are not complete, streams excluded.
     let inFlight = Atomic<Int>(0)
+    /// Streams closed because their client did not read and their buffer overflowed.
+    let droppedStreams = Atomic<Int>(0)
     /// Mirrors `phase != .serving` for the per-request check without taking the lock.
     let draining = Atomic<Bool>(false)
     private let registry = Mutex(Registry())
@@ -154,7 +156,11 @@ final class ServerCore: Sendable {
             context.responseBytes = bytes.count
         case .stream(let stream):
             let socket = waymark_mhd_connection_fd(connection)
-            guard stream.attach(connection: ConnectionHandle(pointer: connection), socket: socket, watcher: watcher) else {
+            let attached = stream.attach(connection: ConnectionHandle(pointer: connection), socket: socket, watcher: watcher,
+                                         limit: configuration.streamBufferBytes) { [weak self] in
+                self?.droppedStreams.add(1, ordering: .relaxed)
+            }
+            guard attached else {
                 return queue(errorResponse(500, "the handler answered with a stream that was already used"),
                              for: context, on: connection, close: close)
             }

@@ -30,7 +30,14 @@ enum ServeCommand {
         let audit = try AuditSettings.load(environment)
         let webhookSettings = try WebhookSettings.load(environment)
         let grpcSettings = try GRPCSettings.load(environment, flags: flags)
+        let streamLimits = try StreamLimits.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
+        let openFiles = StreamLimits.raiseOpenFileLimit()
+        if openFiles.failed {
+            logger.warning("could not raise the open-file limit (now \(openFiles.limit)); each stream and connection needs a descriptor")
+        } else if openFiles.raised {
+            logger.debug("open-file limit raised to \(openFiles.limit)")
+        }
         let secret: [UInt8]
         if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
             secret = Array(configured.utf8)
@@ -71,7 +78,7 @@ enum ServeCommand {
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
-                                     errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
+                                     streamBufferBytes: streamLimits.streamBufferBytes, errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
                 handler: DemoHandler(api: api, secret: secret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo),
                 observer: { exchange in
                     accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [
@@ -79,6 +86,7 @@ enum ServeCommand {
                     ])
                 })
             api.reportServerGauges { (server.inFlightRequests, server.openStreams) }
+            api.reportDroppedStreams { server.droppedStreams }
             do {
                 try server.start()
             } catch {

@@ -1,0 +1,32 @@
+import Foundation
+
+/// Limits of `waymark serve` for many and slow clients: the per-stream buffer and the process's
+/// file-descriptor limit.
+struct StreamLimits {
+    /// `WAYMARK_STREAM_BUFFER_BYTES`: the most unsent bytes a stream (SSE) holds for a client that
+    /// does not read; past it the stream is dropped (`waymark_http_streams_dropped_total`).
+    var streamBufferBytes: Int
+
+    static let defaultStreamBufferBytes = 1 << 20
+
+    static func load(_ environment: [String: String]) throws -> StreamLimits {
+        let text = environment["WAYMARK_STREAM_BUFFER_BYTES"] ?? String(defaultStreamBufferBytes)
+        guard let bytes = Int(text), (4096...(1 << 30)).contains(bytes) else {
+            throw UsageError("WAYMARK_STREAM_BUFFER_BYTES must be a whole number of bytes from 4096 to 1073741824, got \(text.debugDescription)")
+        }
+        return StreamLimits(streamBufferBytes: bytes)
+    }
+
+    /// Raises the soft limit on open files to the hard limit (every stream and connection is a
+    /// descriptor; the usual soft limit of 1024 is below a few thousand riders). Returns the
+    /// limit in effect afterwards, and whether raising failed.
+    static func raiseOpenFileLimit() -> (limit: UInt64, raised: Bool, failed: Bool) {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return (0, false, true) }
+        guard limits.rlim_cur < limits.rlim_max else { return (UInt64(limits.rlim_cur), false, false) }
+        let before = limits.rlim_cur
+        limits.rlim_cur = limits.rlim_max
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return (UInt64(before), false, true) }
+        return (UInt64(limits.rlim_cur), true, false)
+    }
+}
