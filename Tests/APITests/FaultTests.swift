@@ -7,8 +7,8 @@ import Testing
 import TestSupport
 
 // Faults survived (issue 11): scripted crash and outage tests against a real `waymark serve`.
-// They kill processes and stop PostgreSQL, so they run apart from the main suite: `make test-faults`
-// (scripts/test-faults.sh); scripts/test.sh skips them.
+// They kill servers and stop a PostgreSQL of their own, so scripts/test.sh runs them in its last
+// run, away from the timing-sensitive tests; `make test-faults` (scripts/test-faults.sh) runs them alone.
 
 /// What the load clients saw: every request, whether it was acknowledged, and what it carried.
 final class FaultLedger: @unchecked Sendable {
@@ -124,6 +124,7 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
             let counters = Counters()
             let vehicles = (0..<Self.clients).flatMap { c in (0..<Self.vehiclesPerClient).map { "v-\(c)-\($0)" } }
             var killed = 0
+            var delays: [Int] = []
             for round in 0..<Self.rounds {
                 let server = try await TestServer.start(databaseURL: url, environment: ["WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "10"])
                 if round == 0 {
@@ -133,7 +134,9 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
                     Task { await Self.client(index, server: server, round: round, counters: counters, ledger: ledger) }
                 }
                 // A random moment under load, then SIGKILL: no shutdown, no flush.
-                try await Task.sleep(for: .milliseconds(Int.random(in: 600...2_500)))
+                let delay = Int.random(in: 600...2_500)
+                delays.append(delay)
+                try await Task.sleep(for: .milliseconds(delay))
                 let status = server.process.stop(signal: SIGKILL)
                 server.process.cleanUp()
                 killed += 1
@@ -149,7 +152,7 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
             #expect(batches.contains { $0.acknowledged } && locations.contains { $0.acknowledged } && trips.contains { $0.acknowledged },
                     "the load did get answers: \(batches.count) batches, \(locations.count) locations, \(trips.count) trips")
 
-            print("crash during ingest: \(Self.rounds) kills; batches \(batches.filter(\.acknowledged).count) acknowledged / \(batches.count) sent, "
+            print("crash during ingest: kills after \(delays) ms; batches \(batches.filter(\.acknowledged).count) acknowledged / \(batches.count) sent, "
                   + "locations \(locations.filter(\.acknowledged).count) / \(locations.count), trips \(trips.filter(\.acknowledged).count) / \(trips.count)")
             // Every batch is all or nothing; every acknowledged batch is all there.
             for batch in batches {
@@ -358,6 +361,7 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
             stream.close()
             return ids
         }
+        print("database restart: the first stream delivered \(drained.count) more events after the initial view")
         lastSeenId = max(lastSeenId, drained.max() ?? lastSeenId)
         let resumed = try await server.openStream(RiderEndpoints.JourneyStreamTests.path, token: server.server,
                                                    headers: [("Last-Event-ID", String(lastSeenId))], timeoutSeconds: 30)
