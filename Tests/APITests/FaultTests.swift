@@ -25,18 +25,25 @@ final class FaultLedger: @unchecked Sendable {
         let trip: String
         let acknowledged: Bool
     }
+    struct TripCancel: Sendable {
+        let trip: String
+        let acknowledged: Bool
+    }
 
     private let lock = NSLock()
     private var _batches: [Batch] = []
     private var _locations: [Location] = []
     private var _trips: [TripCreation] = []
+    private var _cancels: [TripCancel] = []
 
     var batches: [Batch] { lock.withLock { _batches } }
     var locations: [Location] { lock.withLock { _locations } }
     var trips: [TripCreation] { lock.withLock { _trips } }
     func add(_ batch: Batch) { lock.withLock { _batches.append(batch) } }
     func add(_ location: Location) { lock.withLock { _locations.append(location) } }
+    var cancels: [TripCancel] { lock.withLock { _cancels } }
     func add(_ trip: TripCreation) { lock.withLock { _trips.append(trip) } }
+    func add(_ cancel: TripCancel) { lock.withLock { _cancels.append(cancel) } }
 }
 
 /// Runs a SQL query on `url` off the cooperative pool; the rows as text columns ("" for NULL).
@@ -58,52 +65,74 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
     static func latitude(_ n: Int) -> Double { 52.5 + Double(n) / 100_000 }
 
     /// One client: owns its vehicles, sends in order (report batches with client event ids,
-    /// UpdateVehicle, CreateTrip) until the server stops answering.
+    /// UpdateVehicle, CreateTrip, and every other time a cancel of its last created trip) until the
+    /// server stops answering.
     static func client(_ index: Int, server: TestServer, round: Int, counters: Counters, ledger: FaultLedger) async {
         let token = server.server
         var step = 0
+        var created: [String] = []
         while !Task.isCancelled {
             step += 1
             let vehicle = "v-\(index)-\(step % vehiclesPerClient)"
             switch step % 3 {
-                case 0:
-                    // A batch of five reports over both vehicles of the client.
-                    var ids: [String] = []
-                    var reports: [String] = []
-                    var sent: [(String, Double)] = []
-                    for k in 0..<5 {
-                        let v = "v-\(index)-\(k % vehiclesPerClient)"
-                        let id = UUID().uuidString.lowercased()
-                        let latitude = latitude(counters.next(v))
-                        ids.append(id)
-                        sent.append((v, latitude))
-                        reports.append(IngestEndpointTests.report(v, eventId: id, latitude: latitude, longitude: 13.4))
-                    }
-                    // Recorded before the answer: a request the server never answered is still "sent".
-                    let response = try? await server.request("POST", IngestEndpointTests.path, body: IngestEndpointTests.batch(reports), token: token)
-                    let results = response.map { IngestEndpointTests.results($0.json) } ?? []
-                    let acknowledged = response?.status == 200 && results.count == 5
-                        && results.allSatisfy { $0["status"]?.stringValue == "ACCEPTED" }
-                    ledger.add(FaultLedger.Batch(eventIds: ids, acknowledged: acknowledged))
-                    for (v, latitude) in sent { ledger.add(FaultLedger.Location(vehicle: v, latitude: latitude, acknowledged: acknowledged)) }
-                    if response == nil { return }
-                case 1:
-                    let latitude = latitude(counters.next(vehicle))
-                    let response = try? await server.request("PUT", "/v1/providers/acme/vehicles/\(vehicle)?updateMask=lastLocation",
-                                                             body: #"{"lastLocation":{"location":{"latitude":\#(latitude),"longitude":13.4},"heading":90}}"#,
-                                                             token: token)
-                    ledger.add(FaultLedger.Location(vehicle: vehicle, latitude: latitude, acknowledged: response?.status == 200))
-                    if response == nil { return }
-                default:
-                    let trip = "t-\(round)-\(index)-\(step)"
-                    let response = try? await server.request("POST", "/v1/providers/acme/trips?tripId=\(trip)", body: """
-                        {"tripType":"EXCLUSIVE","pickupPoint":{"point":{"latitude":52.5,"longitude":13.4}},
-                         "dropoffPoint":{"point":{"latitude":52.53,"longitude":13.38}}}
-                        """, token: token)
-                    ledger.add(FaultLedger.TripCreation(trip: trip, acknowledged: response?.status == 200))
-                    if response == nil { return }
+            case 0:
+                // A batch of five reports over both vehicles of the client.
+                var ids: [String] = []
+                var reports: [String] = []
+                var sent: [(String, Double)] = []
+                for k in 0..<5 {
+                    let v = "v-\(index)-\(k % vehiclesPerClient)"
+                    let id = UUID().uuidString.lowercased()
+                    let latitude = latitude(counters.next(v))
+                    ids.append(id)
+                    sent.append((v, latitude))
+                    reports.append(IngestEndpointTests.report(v, eventId: id, latitude: latitude, longitude: 13.4))
+                }
+                // A request the server never answered (killed) is recorded as sent, not acknowledged.
+                let response = try? await server.request("POST", IngestEndpointTests.path, body: IngestEndpointTests.batch(reports), token: token)
+                let results = response.map { IngestEndpointTests.results($0.json) } ?? []
+                let acknowledged = response?.status == 200 && results.count == 5
+                    && results.allSatisfy { $0["status"]?.stringValue == "ACCEPTED" }
+                ledger.add(FaultLedger.Batch(eventIds: ids, acknowledged: acknowledged))
+                for (v, latitude) in sent { ledger.add(FaultLedger.Location(vehicle: v, latitude: latitude, acknowledged: acknowledged)) }
+                if response == nil { return }
+            case 1:
+                let latitude = latitude(counters.next(vehicle))
+                let response = try? await server.request("PUT", "/v1/providers/acme/vehicles/\(vehicle)?updateMask=lastLocation",
+                                                         body: #"{"lastLocation":{"location":{"latitude":\#(latitude),"longitude":13.4},"heading":90}}"#,
+                                                         token: token)
+                ledger.add(FaultLedger.Location(vehicle: vehicle, latitude: latitude, acknowledged: response?.status == 200))
+                if response == nil { return }
+            case 2 where step % 2 == 1 && !created.isEmpty:
+                let trip = created.removeLast()
+                let response = try? await server.request("PUT", "/v1/providers/acme/trips/\(trip)?updateMask=tripStatus",
+                                                         body: #"{"tripStatus":"CANCELED"}"#, token: token)
+                ledger.add(FaultLedger.TripCancel(trip: trip, acknowledged: response?.status == 200))
+                if response == nil { return }
+            default:
+                let trip = "t-\(round)-\(index)-\(step)"
+                let response = try? await server.request("POST", "/v1/providers/acme/trips?tripId=\(trip)", body: """
+                    {"tripType":"EXCLUSIVE","pickupPoint":{"point":{"latitude":52.5,"longitude":13.4}},
+                     "dropoffPoint":{"point":{"latitude":52.53,"longitude":13.38}}}
+                    """, token: token)
+                ledger.add(FaultLedger.TripCreation(trip: trip, acknowledged: response?.status == 200))
+                if response?.status == 200 { created.append(trip) }
+                if response == nil { return }
             }
         }
+    }
+
+    /// Polls GetTrip until it answers 200 with `status` ("any": any status) or `deadline` passes;
+    /// whether it did, and the last answer.
+    static func readBack(_ server: TestServer, trip: String, status wanted: String, before deadline: ContinuousClock.Instant) async throws -> (Bool, String) {
+        var last = "no answer"
+        while ContinuousClock.now < deadline {
+            let (status, body) = try await server.json("GET", "/v1/providers/acme/trips/\(trip)")
+            last = "\(status) \(body)"
+            if status == 200, wanted == "any" || body["tripStatus"]?.stringValue == wanted { return (true, last) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return (false, last)
     }
 
     /// Per-vehicle send counters shared by the rounds (a vehicle's latitudes only grow).
@@ -148,12 +177,13 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
             // A last start on the same database: it recovers, its projections catch up.
             let server = try await TestServer.start(databaseURL: url, environment: ["WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "10"])
             defer { server.stop() }
-            let batches = ledger.batches, locations = ledger.locations, trips = ledger.trips
+            let batches = ledger.batches, locations = ledger.locations, trips = ledger.trips, cancels = ledger.cancels
             #expect(batches.contains { $0.acknowledged } && locations.contains { $0.acknowledged } && trips.contains { $0.acknowledged },
                     "the load did get answers: \(batches.count) batches, \(locations.count) locations, \(trips.count) trips")
 
             print("crash during ingest: kills after \(delays) ms; batches \(batches.filter(\.acknowledged).count) acknowledged / \(batches.count) sent, "
-                  + "locations \(locations.filter(\.acknowledged).count) / \(locations.count), trips \(trips.filter(\.acknowledged).count) / \(trips.count)")
+                  + "locations \(locations.filter(\.acknowledged).count) / \(locations.count), trips \(trips.filter(\.acknowledged).count) / \(trips.count), "
+                  + "cancels \(cancels.filter(\.acknowledged).count) / \(cancels.count)")
             // Every batch is all or nothing; every acknowledged batch is all there.
             for batch in batches {
                 let rows = try await faultQuery(url, "SELECT count(*) FROM events WHERE event_id = ANY($1::uuid[])", [uuidArray(batch.eventIds)])
@@ -179,6 +209,12 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
                 let rows = try await faultQuery(url, "SELECT count(*) FROM events WHERE stream_id = $1 AND event_type = 'TripCreated'", ["trip:acme/\(trip.trip)"])
                 #expect(rows.first?.first == "1", "acknowledged trip \(trip.trip) is not in the log")
             }
+            let canceled = Set(cancels.filter(\.acknowledged).map(\.trip))
+            #expect(!canceled.isEmpty, "some cancels were acknowledged")
+            for trip in canceled {
+                let rows = try await faultQuery(url, "SELECT count(*) FROM events WHERE stream_id = $1 AND event_type = 'TripCanceled'", ["trip:acme/\(trip)"])
+                #expect(rows.first?.first == "1", "acknowledged cancel of \(trip) is not in the log")
+            }
 
             // Projections converge: the fleet read model shows each vehicle's last logged location,
             // which is no older than its last acknowledged one; every acknowledged trip reads back.
@@ -198,8 +234,10 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
                 #expect(shown.map { abs($0 - last) < 1e-9 } == true, "\(vehicle): the fleet read model shows \(String(describing: shown)), the log ends at \(last)")
             }
             for trip in trips where trip.acknowledged {
-                let (status, body) = try await server.json("GET", "/v1/providers/acme/trips/\(trip.trip)")
-                #expect(status == 200, "acknowledged trip \(trip.trip) does not read back: \(body)")
+                // A trip whose cancel was acknowledged reads back CANCELED.
+                let wanted = canceled.contains(trip.trip) ? "CANCELED" : "any"
+                let (readBack, last) = try await Self.readBack(server, trip: trip.trip, status: wanted, before: deadline)
+                #expect(readBack, "acknowledged trip \(trip.trip) does not read back (wanted status \(wanted)): \(last)")
             }
 
             server.stop()
