@@ -258,6 +258,8 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
         let status: Int?
         let errorStatus: String?
         let seconds: Double
+        /// When it was sent and when it was answered.
+        let sent: ContinuousClock.Instant
         let at: ContinuousClock.Instant
     }
 
@@ -335,7 +337,7 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
                 // 200 only for an accepted report; -1 for a 200 whose report was not accepted.
                 answers.add(Answer(eventId: id, latitude: latitude, status: response.map { accepted ? $0.status : ($0.status == 200 ? -1 : $0.status) },
                                    errorStatus: response?.json["error"]?["status"]?.stringValue,
-                                   seconds: Double(took.seconds) + Double(took.attoseconds) / 1e18, at: ContinuousClock.now))
+                                   seconds: Double(took.seconds) + Double(took.attoseconds) / 1e18, sent: start, at: ContinuousClock.now))
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
@@ -344,6 +346,8 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
         try #require(stopped.status == 0, "db stop: \(stopped.output)")
         let outageStart = ContinuousClock.now
         try await Task.sleep(for: .seconds(10))
+        // PostgreSQL accepts connections before `db start` returns: the outage ends here.
+        let restarting = ContinuousClock.now
         let restarted = try await WaymarkBinary.run(["db", "start", "--data-dir", dir])
         try #require(restarted.status == 0, "db start: \(restarted.output)")
         let outageEnd = ContinuousClock.now
@@ -357,13 +361,14 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
         load.cancel()
         await load.value
         let all = answers.all
-        let during = all.filter { $0.at > outageStart + .seconds(1) && $0.at < outageEnd }
+        // Sent and answered while PostgreSQL was down.
+        let during = all.filter { $0.sent > outageStart && $0.at < restarting }
         print("database restart: \(all.count) requests, \(during.count) during the outage, \(all.filter { $0.status == 200 }.count) accepted, "
               + "slowest answer \(all.map(\.seconds).max() ?? 0) s")
         #expect(!during.isEmpty, "requests were answered during the outage")
         for answer in during {
             #expect(answer.status == 503 && answer.errorStatus == "UNAVAILABLE",
-                    "during the outage: status \(String(describing: answer.status)) \(answer.errorStatus ?? "")")
+                    "during the outage (\(answer.eventId.isEmpty ? "UpdateVehicle" : answer.eventId), sent \(answer.sent - outageStart) into it): status \(String(describing: answer.status)) \(answer.errorStatus ?? "")")
         }
         for answer in all {
             #expect(answer.status != nil, "every request got an HTTP answer")
