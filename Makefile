@@ -4,7 +4,7 @@ RELEASE_BIN := .build/release/waymark
 DEBUG_BIN := .build/debug/waymark
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build release test test-release test-browser run bench db-start db-stop clean
+.PHONY: deps build release test test-release test-faults test-browser run bench db-start db-stop clean
 
 ## Install the Debian packages the project needs, when missing (sudo when not root).
 deps:
@@ -21,6 +21,10 @@ release: deps
 ## The whole test suite against a PostgreSQL it starts itself.
 test: deps
 	scripts/test.sh
+
+## The fault tests: kill -9 of the server and a PostgreSQL outage under load (not part of `make test`).
+test-faults: deps
+	scripts/test-faults.sh
 
 ## Build release and serve on the embedded PostgreSQL under ./.waymark/pg with the demo page and a
 ## simulated fleet driving through the server's own API (Ctrl-C stops everything; a second run resumes).
