@@ -194,7 +194,7 @@ package enum HTTPClient {
     package static func resolve(host: String) throws(HTTPError) -> [String] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_socktype = SocketConstants.stream
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &list)
         guard status == 0, let first = list else {

@@ -190,7 +190,7 @@ extension HTTPStream {
         /// for this response. A suspended connection is resumed instead and ends on its next read.
         mutating func cutConnection() {
             guard connection != nil, !suspended, socket >= 0 else { return }
-            _ = shutdown(socket, Int32(SHUT_RDWR))
+            _ = shutdown(socket, SocketConstants.shutReadWrite)
         }
 
         /// Ends the reader's suspension: stops watching the socket and returns the connection the

@@ -1,6 +1,3 @@
-// In a release (whole-module) build the socket constants are found through the libcurl module,
-// whose header includes <sys/socket.h>, and not through Glibc alone.
-import CCurl
 import Foundation
 import Glibc
 
@@ -38,7 +35,7 @@ struct IPv4Endpoint: Sendable {
     /// Tries to bind a throwaway socket the way libmicrohttpd does (with SO_REUSEADDR) and returns
     /// the errno when that fails, or nil when the address can be bound.
     func bindError() -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, SocketConstants.stream, 0)
         guard fd >= 0 else { return errno }
         defer { close(fd) }
         var on: Int32 = 1
@@ -51,6 +48,6 @@ struct IPv4Endpoint: Sendable {
     /// complete handshakes into a backlog nobody accepts from. The descriptor stays open (libmicrohttpd
     /// forbids closing it before `MHD_stop_daemon`).
     static func stopListening(_ fd: Int32) {
-        _ = shutdown(fd, Int32(SHUT_RDWR))
+        _ = shutdown(fd, SocketConstants.shutReadWrite)
     }
 }

@@ -219,7 +219,7 @@ final class ServerCore: Sendable {
         let bytes = Array(head.utf8) + rendered.body
         let socket = waymark_mhd_connection_fd(connection)
         if socket >= 0 {
-            _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            _ = bytes.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, SocketConstants.noSignal | SocketConstants.dontWait) }
         }
         context.status = 413
         context.responseBytes = rendered.body.count
