@@ -52,7 +52,7 @@ let package = Package(
         // The demo page served by `waymark serve --demo` (HTML, CSS and JavaScript embedded in the binary).
         .target(name: "Demo", dependencies: ["API", "HTTP", "JSON", "Simulator"], resources: [.embedInCode("Resources")], swiftSettings: settings),
         // gRPC front door: the only code that touches libnghttp2.
-        .target(name: "GRPC", dependencies: ["CNGHTTP2", "API", "Protobuf", "JSON"], swiftSettings: settings),
+        .target(name: "GRPC", dependencies: ["CNGHTTP2", "API", "HTTP", "Protobuf", "JSON"], swiftSettings: settings),
 
         .executableTarget(
             name: "waymark",

@@ -288,7 +288,7 @@ struct Nginx {
 
     /// A port nobody listens on right now (bind to port 0, read it, close).
     static func freePort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, SocketConstants.stream, 0)
         guard fd >= 0 else { throw UsageError("bench http: no socket for a free port") }
         defer { close(fd) }
         var address = sockaddr_in()

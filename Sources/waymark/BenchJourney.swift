@@ -1,6 +1,7 @@
 import API
 import Foundation
 import Geo
+import HTTP
 import JSON
 import Journey
 import Postgres
@@ -128,7 +129,7 @@ final class BenchConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(port: UInt16) throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        socket = Glibc.socket(AF_INET, SocketConstants.stream, 0)
         guard socket >= 0 else { throw UsageError("bench http: no socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -142,7 +143,7 @@ final class BenchConnection: @unchecked Sendable {
             throw UsageError("bench http: cannot connect to 127.0.0.1:\(port)")
         }
         var one: Int32 = 1
-        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(socket, SocketConstants.tcp, TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
     deinit { Glibc.close(socket) }
@@ -151,7 +152,7 @@ final class BenchConnection: @unchecked Sendable {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, SocketConstants.noSignal) }
             guard sent > 0 else { throw UsageError("bench http: send failed (errno \(errno))") }
             offset += sent
         }
@@ -258,7 +259,7 @@ final class EventTap: Sendable {
     }
 
     func stop() {
-        shutdown(connection.socket, Int32(SHUT_RDWR))
+        shutdown(connection.socket, SocketConstants.shutReadWrite)
         _ = done.wait(timeout: .now() + 2)
     }
 }

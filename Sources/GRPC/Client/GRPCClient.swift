@@ -1,5 +1,6 @@
 import CNGHTTP2
 import Foundation
+import HTTP
 import Synchronization
 
 /// A minimal plaintext HTTP/2 gRPC client for unary calls over one connection, for benchmarks
@@ -56,7 +57,7 @@ package final class GRPCClient: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw GRPCError("\(host) is not an IPv4 address") }
-        let socketFd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socketFd = socket(AF_INET, SocketConstants.stream, 0)
         guard socketFd >= 0 else { throw GRPCError("socket failed: errno \(errno)") }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -66,7 +67,7 @@ package final class GRPCClient: @unchecked Sendable {
             throw GRPCError("cannot connect to \(host):\(port): errno \(errno)")
         }
         var one: Int32 = 1
-        _ = setsockopt(socketFd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(socketFd, SocketConstants.tcp, TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         _ = fcntl(socketFd, F_SETFL, fcntl(socketFd, F_GETFL) | O_NONBLOCK)
         fd = socketFd
         authority = "\(host):\(port)"
@@ -188,7 +189,7 @@ package final class GRPCClient: @unchecked Sendable {
                     output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
                 }
                 // MSG_NOSIGNAL: a server that hung up must not raise SIGPIPE.
-                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress!, $0.count, SocketConstants.noSignal) }
                 if written < 0 {
                     if errno == EAGAIN { break }
                     if errno == EINTR { continue }

@@ -1,5 +1,6 @@
 import CNGHTTP2
 import Foundation
+import HTTP
 import Synchronization
 
 /// One HTTP/2 connection of the gRPC server: an nghttp2 server session driven by its own thread.
@@ -59,7 +60,7 @@ final class GRPCConnection: @unchecked Sendable {
         _ = fcntl(wakeWrite, F_SETFL, fcntl(wakeWrite, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         var one: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(fd, SocketConstants.tcp, TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Starts the connection's thread.
@@ -333,7 +334,7 @@ final class GRPCConnection: @unchecked Sendable {
         while true {
             while outputOffset < output.count {
                 // send with MSG_NOSIGNAL: a peer that hung up must not raise SIGPIPE (which would end the process).
-                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress! + outputOffset, output.count - outputOffset, Int32(MSG_NOSIGNAL)) }
+                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress! + outputOffset, output.count - outputOffset, SocketConstants.noSignal) }
                 if written < 0 {
                     if errno == EINTR { continue }
                     return errno == EAGAIN

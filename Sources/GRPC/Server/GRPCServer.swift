@@ -1,5 +1,6 @@
 import CNGHTTP2
 import Foundation
+import HTTP
 import Synchronization
 
 /// A plaintext HTTP/2 (h2c, prior knowledge) gRPC server for unary calls, over libnghttp2.
@@ -66,7 +67,7 @@ package final class GRPCServer: Sendable {
         guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
             throw GRPCError("\(configuration.host.debugDescription) is not an IPv4 address")
         }
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, SocketConstants.stream, 0)
         guard listener >= 0 else { throw GRPCError("socket failed: errno \(errno)") }
         var one: Int32 = 1
         _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
