@@ -18,6 +18,33 @@ import TestSupport
         }
     }
 
+    /// Roles and role memberships are cluster-wide: databases migrated at the same moment on one
+    /// cluster (tests, several tenants) must not fail on each other's grants.
+    @Test func databasesOfOneClusterMigrateConcurrently() async throws {
+        let admin = try TestDatabase.adminURL()
+        let names = (0..<6).map { _ in "wm_test_mig_\(UUID().uuidString.prefix(8).lowercased())" }
+        try await Blocking.run {
+            let connection = try Connection(conninfo: admin)
+            for name in names { try connection.execute("CREATE DATABASE \(name)") }
+        }
+        defer {
+            if let connection = try? Connection(conninfo: admin) {
+                for name in names { _ = try? connection.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for name in names {
+                group.addTask {
+                    try await Blocking.run {
+                        let connection = try Connection(conninfo: TestDatabase.url(admin, database: name))
+                        _ = try Migrator().migrate(connection)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     @Test func failingMigrationLeavesNothingHalfApplied() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             try await Blocking.run {

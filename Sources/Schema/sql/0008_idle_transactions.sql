@@ -18,6 +18,8 @@ DO $$
 BEGIN
     GRANT pg_read_all_stats TO waymark_app;
 EXCEPTION
+    WHEN unique_violation THEN
+        NULL;  -- role membership is cluster-wide: another database's migration granted it at the same moment
     WHEN insufficient_privilege THEN
         RAISE NOTICE 'pg_read_all_stats not granted to waymark_app: the feed horizon metric sees only its own sessions';
 END
