@@ -50,7 +50,7 @@ import Simulator
             }
             // Other tests' transactions share the cluster-wide horizon: wait until both are visible.
             var events: [RecordedEvent] = []
-            for _ in 0..<500 where events.count < 2 {
+            for _ in 0..<3000 where events.count < 2 {  // up to about 30 s
                 events = try await store.readAll(after: .start)
                 if events.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
             }
@@ -83,7 +83,7 @@ import Simulator
             #expect(whileOpen.isEmpty, "a commit newer than an open transaction must wait")
             try await blocker.value
             var after: [RecordedEvent] = []
-            for _ in 0..<500 where after.isEmpty {
+            for _ in 0..<3000 where after.isEmpty {  // up to about 30 s
                 after = try await store.readAll(after: .start)
                 if after.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
             }
