@@ -117,7 +117,7 @@ header = fe.RequestHeader(language_code="en-US", region_code="US", sdk_type=fe.R
 
 # ------------------------------------------------------------------------------------- vehicles
 for vid, state in ((v1, fe.VehicleState.ONLINE), (v2, fe.VehicleState.ONLINE), (v3, fe.VehicleState.OFFLINE)):
-    made = vehicles.create_vehicle(request=fe.CreateVehicleRequest(
+    made = vehicles.create_vehicle(timeout=90, request=fe.CreateVehicleRequest(
         header=header, parent=PARENT, vehicle_id=vid,
         vehicle=fe.Vehicle(vehicle_state=state, supported_trip_types=[fe.TripType.EXCLUSIVE, fe.TripType.SHARED], maximum_capacity=4,
                            vehicle_type=fe.Vehicle.VehicleType(category=fe.Vehicle.VehicleType.Category.AUTO),
@@ -129,19 +129,19 @@ for vid, state in ((v1, fe.VehicleState.ONLINE), (v2, fe.VehicleState.ONLINE), (
     check(list(made.supported_trip_types) == [fe.TripType.EXCLUSIVE, fe.TripType.SHARED], f"supported types {made.supported_trip_types}")
 step("create_vehicle x3 (packed supported_trip_types, attributes, license plate)")
 
-raises(gexc.AlreadyExists, lambda: vehicles.create_vehicle(request=fe.CreateVehicleRequest(
+raises(gexc.AlreadyExists, lambda: vehicles.create_vehicle(timeout=90, request=fe.CreateVehicleRequest(
     parent=PARENT, vehicle_id=v1, vehicle=fe.Vehicle(vehicle_state=fe.VehicleState.ONLINE, supported_trip_types=[fe.TripType.EXCLUSIVE],
                                                      maximum_capacity=4, vehicle_type=fe.Vehicle.VehicleType(category=1)))),
        "create_vehicle twice")
-raises(gexc.InvalidArgument, lambda: vehicles.create_vehicle(request=fe.CreateVehicleRequest(parent=PARENT, vehicle_id=f"{RUN}-bad/id",
+raises(gexc.InvalidArgument, lambda: vehicles.create_vehicle(timeout=90, request=fe.CreateVehicleRequest(parent=PARENT, vehicle_id=f"{RUN}-bad/id",
                                                                                               vehicle=fe.Vehicle())), "create_vehicle with a bad id")
-got = vehicles.get_vehicle(request={"name": f"{PARENT}/vehicles/{v1}"})
+got = vehicles.get_vehicle(timeout=90, request={"name": f"{PARENT}/vehicles/{v1}"})
 check(got.license_plate.country_code == "US" and got.maximum_capacity == 4, f"get_vehicle {got}")
 step("get_vehicle")
-raises(gexc.NotFound, lambda: vehicles.get_vehicle(request={"name": f"{PARENT}/vehicles/{RUN}-nope"}), "get_vehicle unknown")
+raises(gexc.NotFound, lambda: vehicles.get_vehicle(timeout=90, request={"name": f"{PARENT}/vehicles/{RUN}-nope"}), "get_vehicle unknown")
 
 # ---------------------------------------------------------------------------------------- trips
-created = trips.create_trip(request=fe.CreateTripRequest(
+created = trips.create_trip(timeout=90, request=fe.CreateTripRequest(
     header=header, parent=PARENT, trip_id=t1,
     trip=fe.Trip(trip_type=fe.TripType.EXCLUSIVE, pickup_point=terminal(52.521, 13.41), dropoff_point=terminal(52.53, 13.38),
                  intermediate_destinations=[terminal(52.524, 13.40), terminal(52.527, 13.39)], number_of_passengers=2)))
@@ -149,24 +149,24 @@ check(created.name == f"{PARENT}/trips/{t1}" and created.trip_status == fe.TripS
 check(len(created.intermediate_destinations) == 2 and created.number_of_passengers == 2, f"create_trip echo {created}")
 step("create_trip with two intermediate destinations")
 for tid, kind in ((t2, fe.TripType.EXCLUSIVE), (t3, fe.TripType.SHARED)):
-    trips.create_trip(request=fe.CreateTripRequest(parent=PARENT, trip_id=tid, trip=fe.Trip(
+    trips.create_trip(timeout=90, request=fe.CreateTripRequest(parent=PARENT, trip_id=tid, trip=fe.Trip(
         trip_type=kind, pickup_point=terminal(52.51, 13.40), dropoff_point=terminal(52.50, 13.39))))
 step("create_trip x2 (EXCLUSIVE, SHARED)")
-raises(gexc.AlreadyExists, lambda: trips.create_trip(request=fe.CreateTripRequest(
+raises(gexc.AlreadyExists, lambda: trips.create_trip(timeout=90, request=fe.CreateTripRequest(
     parent=PARENT, trip_id=t1, trip=fe.Trip(trip_type=fe.TripType.EXCLUSIVE, pickup_point=terminal(1, 2)))), "create_trip twice")
-raises(gexc.InvalidArgument, lambda: trips.create_trip(request=fe.CreateTripRequest(
+raises(gexc.InvalidArgument, lambda: trips.create_trip(timeout=90, request=fe.CreateTripRequest(
     parent=PARENT, trip_id=f"{RUN}-nopickup", trip=fe.Trip(trip_type=fe.TripType.EXCLUSIVE))), "create_trip without pickup_point",
        contains="pickupPoint is required")
-raises(gexc.NotFound, lambda: trips.get_trip(request={"name": f"{PARENT}/trips/{RUN}-nope"}), "get_trip unknown")
-raises(gexc.InvalidArgument, lambda: trips.get_trip(request={}), "get_trip with an empty request")
-raises(gexc.Unauthenticated, lambda: bad_trips.get_trip(request={"name": f"{PARENT}/trips/{t1}"}), "get_trip with a malformed token")
-raises(gexc.MethodNotImplemented, lambda: trips.report_billable_trip(request={"name": f"{PARENT}/billableTrips/{t1}", "country_code": "US"}),
+raises(gexc.NotFound, lambda: trips.get_trip(timeout=90, request={"name": f"{PARENT}/trips/{RUN}-nope"}), "get_trip unknown")
+raises(gexc.InvalidArgument, lambda: trips.get_trip(timeout=90, request={}), "get_trip with an empty request")
+raises(gexc.Unauthenticated, lambda: bad_trips.get_trip(timeout=90, request={"name": f"{PARENT}/trips/{t1}"}), "get_trip with a malformed token")
+raises(gexc.MethodNotImplemented, lambda: trips.report_billable_trip(timeout=90, request={"name": f"{PARENT}/billableTrips/{t1}", "country_code": "US"}),
        "report_billable_trip")
 
 
 def update_trip(tid: str, paths: list[str], client=None, **fields) -> fe.Trip:
     client = client or trips
-    return client.update_trip(request=fe.UpdateTripRequest(header=header, name=f"{PARENT}/trips/{tid}", trip=fe.Trip(**fields),
+    return client.update_trip(timeout=90, request=fe.UpdateTripRequest(header=header, name=f"{PARENT}/trips/{tid}", trip=fe.Trip(**fields),
                                                            update_mask=field_mask_pb2.FieldMask(paths=paths)))
 
 
@@ -175,9 +175,9 @@ raises(gexc.FailedPrecondition, lambda: update_trip(t1, ["trip_status"], trip_st
        "update_trip ENROUTE_TO_PICKUP with no vehicle")
 raises(gexc.PermissionDenied, lambda: update_trip(t1, ["trip_status"], client=consumer_trips, trip_status=fe.TripStatus.CANCELED),
        "update_trip with a consumer token")
-raises(gexc.PermissionDenied, lambda: consumer_trips.get_trip(request={"name": f"{PARENT}/trips/{t1}", "view": fe.TripView.SDK}),
+raises(gexc.PermissionDenied, lambda: consumer_trips.get_trip(timeout=90, request={"name": f"{PARENT}/trips/{t1}", "view": fe.TripView.SDK}),
        "get_trip SDK view with a consumer token")
-raises(gexc.PermissionDenied, lambda: driver_trips.search_trips(request={"parent": PARENT, "vehicle_id": v1}),
+raises(gexc.PermissionDenied, lambda: driver_trips.search_trips(timeout=90, request={"parent": PARENT, "vehicle_id": v1}),
        "search_trips for another vehicle with a driver token")
 
 # ----------------------------------------------------------------------- assignment and statuses
@@ -188,32 +188,32 @@ raises(gexc.FailedPrecondition, lambda: vehicles.delete_vehicle(name=f"{PARENT}/
 
 location = fe.VehicleLocation(location=ll(52.5205, 13.4075), heading=wrappers_pb2.Int32Value(value=90),
                               speed=wrappers_pb2.DoubleValue(value=9.5), update_time=now_ts())
-got = vehicles.update_vehicle(request=fe.UpdateVehicleRequest(header=header, name=f"{PARENT}/vehicles/{v1}", vehicle=fe.Vehicle(last_location=location),
+got = vehicles.update_vehicle(timeout=90, request=fe.UpdateVehicleRequest(header=header, name=f"{PARENT}/vehicles/{v1}", vehicle=fe.Vehicle(last_location=location),
                                                               update_mask=field_mask_pb2.FieldMask(paths=["last_location"])))
 check(abs(got.last_location.location.latitude - 52.5205) < 1e-9 and got.last_location.heading == 90, f"update_vehicle location {got.last_location}")
 step("update_vehicle last_location (Int32Value heading, DoubleValue speed, update_time)")
 segment = "_p~iF~ps|U_ulLnnqC_mqNvxq`@"  # any valid encoded polyline
 eta = now_ts()
 eta.seconds += 300
-got = vehicles.update_vehicle(request=fe.UpdateVehicleRequest(
+got = vehicles.update_vehicle(timeout=90, request=fe.UpdateVehicleRequest(
     name=f"{PARENT}/vehicles/{v1}",
     vehicle=fe.Vehicle(current_route_segment="ivj_Iaqqp@uBsHsBwH", remaining_distance_meters=wrappers_pb2.Int32Value(value=850), eta_to_first_waypoint=eta),
     update_mask=field_mask_pb2.FieldMask(paths=["current_route_segment", "remaining_distance_meters", "eta_to_first_waypoint"])))
 check(got.remaining_distance_meters == 850, f"route segment update {got.remaining_distance_meters}")
 step("update_vehicle current_route_segment + remaining_distance_meters + eta_to_first_waypoint")
-got = vehicles.update_vehicle(request=fe.UpdateVehicleRequest(
+got = vehicles.update_vehicle(timeout=90, request=fe.UpdateVehicleRequest(
     name=f"{PARENT}/vehicles/{v1}", vehicle=fe.Vehicle(navigation_status=fe.NavigationStatus.ENROUTE_TO_DESTINATION),
     update_mask=field_mask_pb2.FieldMask(paths=["navigationStatus"])))
 check(got.navigation_status == fe.NavigationStatus.ENROUTE_TO_DESTINATION, f"navigation status {got.navigation_status}")
 step("update_vehicle with a camelCase mask path")
-raises(gexc.InvalidArgument, lambda: vehicles.update_vehicle(request=fe.UpdateVehicleRequest(
+raises(gexc.InvalidArgument, lambda: vehicles.update_vehicle(timeout=90, request=fe.UpdateVehicleRequest(
     name=f"{PARENT}/vehicles/{v1}", vehicle=fe.Vehicle(), update_mask=field_mask_pb2.FieldMask(paths=["current_trips"]))),
        "update_vehicle of a server-managed field")
-raises(gexc.PermissionDenied, lambda: driver_vehicles.update_vehicle(request=fe.UpdateVehicleRequest(
+raises(gexc.PermissionDenied, lambda: driver_vehicles.update_vehicle(timeout=90, request=fe.UpdateVehicleRequest(
     name=f"{PARENT}/vehicles/{v1}", vehicle=fe.Vehicle(last_location=location), update_mask=field_mask_pb2.FieldMask(paths=["last_location"]))),
        "update_vehicle of another vehicle with a driver token")
 
-trip = trips.get_trip(request={"name": f"{PARENT}/trips/{t1}"})
+trip = trips.get_trip(timeout=90, request={"name": f"{PARENT}/trips/{t1}"})
 check(abs(trip.last_location.location.latitude - 52.5205) < 1e-9, f"the vehicle's location on its trip: {trip.last_location}")
 check(trip.remaining_distance_meters == 850, f"the vehicle's remaining distance on its trip: {trip.remaining_distance_meters}")
 step("get_trip shows the assigned vehicle's location and remaining distance")
@@ -242,7 +242,7 @@ step("ENROUTE_TO_DROPOFF")
 # --------------------------------------------------------------------- both views, gRPC vs REST
 VOLATILE = ("remaining_time_to_first_waypoint",)
 for view, rest_view in ((fe.TripView.SDK, "SDK"), (fe.TripView.JOURNEY_SHARING_V1S, "JOURNEY_SHARING_V1S")):
-    over_grpc = trips.get_trip(request={"name": f"{PARENT}/trips/{t1}", "view": view})
+    over_grpc = trips.get_trip(timeout=90, request={"name": f"{PARENT}/trips/{t1}", "view": view})
     over_rest = fe.Trip.from_json(json.dumps(rest_get(f"/v1/{PARENT}/trips/{t1}?view={rest_view}")), ignore_unknown_fields=False)
     a, b = fe.Trip.pb(over_grpc), fe.Trip.pb(over_rest)
     for field in VOLATILE:
@@ -252,40 +252,40 @@ for view, rest_view in ((fe.TripView.SDK, "SDK"), (fe.TripView.JOURNEY_SHARING_V
         fail(f"gRPC and REST disagree on {rest_view}:\n--- gRPC\n{a}\n--- REST\n{b}")
     check(over_grpc.trip_status == fe.TripStatus.ENROUTE_TO_DROPOFF and over_grpc.vehicle_id == v1, f"{rest_view}: {over_grpc}")
     step(f"get_trip {rest_view} over gRPC equals the REST answer")
-shared = consumer_trips.get_trip(request={"name": f"{PARENT}/trips/{t1}", "view": fe.TripView.JOURNEY_SHARING_V1S})
+shared = consumer_trips.get_trip(timeout=90, request={"name": f"{PARENT}/trips/{t1}", "view": fe.TripView.JOURNEY_SHARING_V1S})
 check(shared.name == f"{PARENT}/trips/{t1}", "consumer journey-sharing read")
 step("get_trip JOURNEY_SHARING_V1S with the trip's consumer token")
 
 # -------------------------------------------------------------------------- paging: search/list
-got = vehicles.update_vehicle(request=fe.UpdateVehicleRequest(
+got = vehicles.update_vehicle(timeout=90, request=fe.UpdateVehicleRequest(
     name=f"{PARENT}/vehicles/{v1}", vehicle=fe.Vehicle(back_to_back_enabled=True), update_mask=field_mask_pb2.FieldMask(paths=["back_to_back_enabled"])))
 check(got.back_to_back_enabled, "back_to_back_enabled")
 trip = update_trip(t2, ["vehicle_id"], vehicle_id=v1)
 check(trip.vehicle_id == v1, f"back-to-back assignment {trip}")
 step("t2 assigned back-to-back to v1 while t1 is ENROUTE_TO_DROPOFF")
-seen = [t.name for t in trips.search_trips(request=fe.SearchTripsRequest(header=header, parent=PARENT, vehicle_id=v1, active_trips_only=True,
+seen = [t.name for t in trips.search_trips(timeout=90, request=fe.SearchTripsRequest(header=header, parent=PARENT, vehicle_id=v1, active_trips_only=True,
                                                                            page_size=1, minimum_staleness=duration_pb2.Duration(seconds=0)))]
 check(sorted(seen) == sorted([f"{PARENT}/trips/{t1}", f"{PARENT}/trips/{t2}"]), f"search_trips pages {seen}")
 step(f"search_trips page_size=1 over {len(seen)} pages")
-listed = [v.name for v in vehicles.list_vehicles(request=fe.ListVehiclesRequest(
+listed = [v.name for v in vehicles.list_vehicles(timeout=90, request=fe.ListVehiclesRequest(
     parent=PARENT, page_size=1, vehicle_type_categories=[fe.Vehicle.VehicleType.Category.AUTO], minimum_capacity=wrappers_pb2.Int32Value(value=1)))]
 mine = sorted(n for n in listed if n.split("/")[-1].startswith(RUN))
 check(mine == sorted(f"{PARENT}/vehicles/{v}" for v in (v1, v2, v3)), f"list_vehicles pages {listed}")
 step(f"list_vehicles page_size=1 over {len(listed)} pages")
-online = [v.name for v in vehicles.list_vehicles(request=fe.ListVehiclesRequest(
+online = [v.name for v in vehicles.list_vehicles(timeout=90, request=fe.ListVehiclesRequest(
     parent=PARENT, vehicle_type_categories=[1], vehicle_state=fe.VehicleState.OFFLINE, required_attributes=["color:red"]))]
 check(f"{PARENT}/vehicles/{v3}" in online and f"{PARENT}/vehicles/{v1}" not in online, f"list_vehicles filtered {online}")
 step("list_vehicles with vehicle_state and required_attributes")
-found = vehicles.search_vehicles(request=fe.SearchVehiclesRequest(
+found = vehicles.search_vehicles(timeout=90, request=fe.SearchVehiclesRequest(
     header=header, parent=PARENT, pickup_point=terminal(52.5206, 13.406), pickup_radius_meters=2000, count=5, minimum_capacity=1,
     trip_types=[fe.TripType.EXCLUSIVE], vehicle_types=[fe.Vehicle.VehicleType(category=1)],
     order_by=fe.SearchVehiclesRequest.VehicleMatchOrder.PICKUP_POINT_STRAIGHT_DISTANCE))
 names = [m.vehicle.name for m in found.matches]
 check(f"{PARENT}/vehicles/{v2}" in names, f"search_vehicles {names}")
 step(f"search_vehicles found {len(names)} match(es)")
-raises(gexc.InvalidArgument, lambda: vehicles.search_vehicles(request=fe.SearchVehiclesRequest(parent=PARENT, pickup_point=terminal(52.5, 13.4))),
+raises(gexc.InvalidArgument, lambda: vehicles.search_vehicles(timeout=90, request=fe.SearchVehiclesRequest(parent=PARENT, pickup_point=terminal(52.5, 13.4))),
        "search_vehicles without required fields")
-attrs = vehicles.update_vehicle_attributes(request=fe.UpdateVehicleAttributesRequest(
+attrs = vehicles.update_vehicle_attributes(timeout=90, request=fe.UpdateVehicleAttributesRequest(
     name=f"{PARENT}/vehicles/{v2}", attributes=[fe.VehicleAttribute(key="color", string_value="blue"), fe.VehicleAttribute(key="seats", number_value=5)]))
 merged = {a.key: a for a in attrs.attributes}
 check(merged["color"].string_value == "blue" and merged["seats"].number_value == 5 and merged["ev"].bool_value, f"attributes {attrs}")
@@ -299,9 +299,9 @@ raises(gexc.FailedPrecondition, lambda: update_trip(t1, ["trip_status"], trip_st
 update_trip(t2, ["trip_status"], trip_status=fe.TripStatus.CANCELED)
 step("CANCELED")
 check(trips.delete_trip(name=f"{PARENT}/trips/{t3}") is None, "delete_trip returns None")
-raises(gexc.NotFound, lambda: trips.get_trip(request={"name": f"{PARENT}/trips/{t3}"}), "get_trip after delete_trip")
+raises(gexc.NotFound, lambda: trips.get_trip(timeout=90, request={"name": f"{PARENT}/trips/{t3}"}), "get_trip after delete_trip")
 check(vehicles.delete_vehicle(name=f"{PARENT}/vehicles/{v3}") is None, "delete_vehicle returns None")
-raises(gexc.NotFound, lambda: vehicles.get_vehicle(request={"name": f"{PARENT}/vehicles/{v3}"}), "get_vehicle after delete_vehicle")
+raises(gexc.NotFound, lambda: vehicles.get_vehicle(timeout=90, request={"name": f"{PARENT}/vehicles/{v3}"}), "get_vehicle after delete_vehicle")
 raises(gexc.NotFound, lambda: vehicles.delete_vehicle(name=f"{PARENT}/vehicles/{v3}"), "delete_vehicle twice")
 
 # ---------------------------------------------------------------------- raw gRPC edge behaviour
