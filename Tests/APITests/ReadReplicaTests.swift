@@ -219,6 +219,16 @@ extension TestServer {
         }
     }
 
+    @Test func aBadReplicaWaitIsRefusedNamingTheVariable() async throws {
+        // Settings are read before any database is touched: the server exits at once with status 2.
+        let outcome = try await WaymarkBinary.run(["serve"], environment: [
+            "DATABASE_URL": "postgresql:///none?host=/nonexistent", "WAYMARK_READ_DATABASE_URL": "postgresql:///none?host=/nonexistent",
+            "WAYMARK_READ_REPLICA_WAIT_MS": "soon",
+        ])
+        #expect(outcome.status == 2, "\(outcome.output)")
+        #expect(outcome.stderr.contains("WAYMARK_READ_REPLICA_WAIT_MS must be a whole number of milliseconds from 0 to 60000, got \"soon\""), "\(outcome.output)")
+    }
+
     @Test func anUnreachableReplicaStopsTheServerWithAnErrorNamingTheSetting() async throws {
         try await TestDatabase.withTestDatabase { url in
             let missing = "postgresql:///postgres?host=/tmp/wm-no-replica-\(UUID().uuidString.prefix(8))&port=5432&user=postgres"
