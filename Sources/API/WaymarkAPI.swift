@@ -30,6 +30,8 @@ package final class WaymarkAPI: Sendable {
     let readiness: Readiness
     let runners: [ProjectionRunner]
     let store: EventStore
+    /// Where read-model reads go: the primary, or a read replica (`WAYMARK_READ_DATABASE_URL`).
+    package let reads: ReadRouter
     let log: (@Sendable (String) -> Void)?
     private let serverGauges = Mutex<(@Sendable () -> (inFlight: Int, openStreams: Int))?>(nil)
     private let droppedStreams = Mutex<(@Sendable () -> Int)?>(nil)
@@ -41,13 +43,16 @@ package final class WaymarkAPI: Sendable {
     ///   - mirror: the fleet runner's `DocumentMirror` (see `fleetMirror()`), to answer reads from memory while this node owns the projection.
     ///   - journeyMirror: the journey runner's `DocumentMirror` (see `journeyMirror()`): journeys are served and pushed from it.
     ///   - publicURL: the base of share-link URLs (`WAYMARK_PUBLIC_URL`); nil: `http://` and the request's Host.
+    ///   - replica: a streaming replica for read-model reads (see `ReadRouter`); nil: everything on the primary.
     ///   - horizonWarningSeconds: how old the feed's horizon (the oldest open transaction) may get before `/readyz` warns.
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
                  horizonWarningSeconds: Double = 30,
-                 webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init()) {
+                 webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
+                 replica: ReadRouter.Replica? = nil) {
         self.store = store
+        reads = ReadRouter(primary: store.pool, replica: replica)
         self.runners = runners
         self.authenticator = authenticator
         self.log = log
@@ -55,10 +60,12 @@ package final class WaymarkAPI: Sendable {
         var readModel = FleetReadModel(pool: store.pool, runner: runners.first { $0.name == FleetResourceProjection.name })
         readModel.consistencyTimeout = consistencyTimeout
         readModel.mirror = mirror
+        readModel.router = reads
         trips = TripService(repository: repository, readModel: readModel, clock: clock)
         vehicles = VehicleService(repository: repository, readModel: readModel, clock: clock)
         var journeys = JourneyReadModel(pool: store.pool, runner: runners.first { $0.name == JourneyViewProjection.name }, mirror: journeyMirror)
         journeys.consistencyTimeout = consistencyTimeout
+        journeys.router = reads
         let hub = JourneyHub(readModel: journeys, clock: clock)
         hub.start()
         riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
@@ -156,6 +163,7 @@ package final class WaymarkAPI: Sendable {
         for runner in runners {
             extra.append("waymark_projection_skipped_events{projection=\"\(runner.name)\"} \(runner.status.skippedEvents)")
         }
+        extra += reads.metricLines()
         extra += webhooks.dispatcher.metricLines()
         if arrivals.settings.enabled { extra += arrivals.metricLines() }
         return metrics.render(extra: extra)

@@ -5,6 +5,7 @@ import EventStore
 import Foundation
 import GRPC
 import HTTP
+import Postgres
 import Projections
 import ReadModels
 import Signing
@@ -31,6 +32,7 @@ enum ServeCommand {
         let webhookSettings = try WebhookSettings.load(environment)
         let grpcSettings = try GRPCSettings.load(environment, flags: flags)
         let streamLimits = try StreamLimits.load(environment)
+        let replicaSettings = try ReplicaSettings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let openFiles = StreamLimits.raiseOpenFileLimit()
         if openFiles.failed {
@@ -54,6 +56,7 @@ enum ServeCommand {
         do {
             try database.migrate(logger: logger)
             let setup = try database.sessionSetup(role: settings.databaseRole, logger: logger)
+            let replica = try replicaSettings.open(setupStatements: setup, logger: logger)
             let store = EventStore(.init(conninfo: database.url, setupStatements: setup))
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
 
@@ -69,7 +72,7 @@ enum ServeCommand {
             let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror, journeyMirror: journeyMirror,
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
-                                 webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals)
+                                 webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals, replica: replica)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()
@@ -161,6 +164,7 @@ enum ServeCommand {
             await rootWriter?.stop()
             for runner in runners { await runner.stop() }
             await store.shutdown()
+            await replica?.pool.shutdown()
             database.close(logger: logger)
         } catch {
             database.close(logger: logger)

@@ -38,7 +38,7 @@ let usage = """
                    --demo (serve /demo and mint riders' tokens for provider demo), --simulate (with --demo: run the simulator in-process;
                    takes simulate's --vehicles, --trips-per-minute, --speedup, --seed)
 
-    environment: DATABASE_URL, WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL,
+    environment: DATABASE_URL, WAYMARK_READ_DATABASE_URL (--read-database-url, a streaming replica for reads), WAYMARK_DATA_DIR, WAYMARK_PG_PORT, WAYMARK_PG_BIN, WAYMARK_DB_ROLE, WAYMARK_LOG_LEVEL,
                  WAYMARK_HTTP_HOST, WAYMARK_HTTP_PORT, WAYMARK_HTTP_THREADS, WAYMARK_MAX_BODY_BYTES,
                  WAYMARK_JWT_SECRET, WAYMARK_JWT_PUBLIC_KEYS (comma-separated PEM files for RS256),
                  WAYMARK_AUDIT_KEY, WAYMARK_AUDIT_ROOT_EVERY, WAYMARK_AUDIT_ROOT_SECONDS (signed roots)

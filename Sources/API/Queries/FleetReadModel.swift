@@ -19,13 +19,17 @@ struct FleetReadModel: Sendable {
     var mirror: DocumentMirror?
     /// How long a write waits for the projection before answering 503 (the write itself is kept).
     var consistencyTimeout: Duration = .seconds(5)
+    /// Where document reads go when a read replica is configured (nil: `pool`); checkpoints are always read from `pool`.
+    var router: ReadRouter?
 
     static let table = "rm_fleet"
 
     func document(_ collection: String, _ key: String) async throws(APIError) -> JSONValue? {
-        if let mirrored = mirror?.document(collection, key) { return mirrored }
+        // A read with a client's consistency token skips memory: the owner applies a batch to its mirror
+        // just after the commit, so a write answered through another node may not be in memory yet.
+        if !ReadRouter.readsAfterToken, let mirrored = mirror?.document(collection, key) { return mirrored }
         do {
-            let result = try await pool.query("SELECT document::text FROM rm_fleet WHERE collection = $1 AND key = $2", [collection, key])
+            let result = try await readQuery("SELECT document::text FROM rm_fleet WHERE collection = $1 AND key = $2", [collection, key])
             guard let row = result.first else { return nil }
             return try JSONValue.parse(try row.string(0))
         } catch {
@@ -38,7 +42,7 @@ struct FleetReadModel: Sendable {
         // Keys under a prefix ending in "/" form the range [prefix, prefix with "/" → "0").
         let upper = String(prefix.dropLast()) + "0"
         do {
-            let result = try await pool.query("""
+            let result = try await readQuery("""
                 SELECT key, document::text FROM rm_fleet
                 WHERE collection = $1 AND key >= $2 AND key < $3 AND key > $4
                 ORDER BY key LIMIT $5
@@ -47,6 +51,12 @@ struct FleetReadModel: Sendable {
         } catch {
             throw APIError(.unavailable, "could not read the fleet read model; retry", underlying: error)
         }
+    }
+
+    /// A document query: through the router when there is one (reads without a task preference stay on the primary).
+    private func readQuery(_ sql: String, _ parameters: [String?]) async throws -> QueryResult {
+        if let router { return try await router.query(sql, parameters) }
+        return try await pool.query(sql, parameters)
     }
 
     /// Whether this node's runner owns the projection and its mirror may be read (see `DocumentMirror`).

@@ -14,6 +14,10 @@ package final class RESTHandler: HTTPHandler {
     }
 
     package func respond(to request: HTTPRequest) async -> HTTPResponse {
+        await withReadRouting(request) { await self.dispatch(request) }
+    }
+
+    private func dispatch(_ request: HTTPRequest) async -> HTTPResponse {
         let started = ContinuousClock.now
         var label = "unknown"
         let response: HTTPResponse

@@ -16,6 +16,9 @@ struct JourneyReadModel: Sendable {
     let runner: ProjectionRunner?
     let mirror: DocumentMirror?
     var consistencyTimeout: Duration = .seconds(5)
+    /// Where document reads go when a read replica is configured (nil: `pool`); checkpoints are always read from `pool`.
+    /// A read outside any request (the journey hub's polling) waits for the replica to catch up with the primary first.
+    var router: ReadRouter?
 
     static let table = "rm_journey"
 
@@ -52,9 +55,13 @@ struct JourneyReadModel: Sendable {
             if complete { return found }
         }
         do {
-            let result = try await pool.query(
-                "SELECT key, document::text FROM rm_journey WHERE collection = $1 AND key = ANY($2::text[])",
-                [collection, PostgresText.arrayLiteral(keys)])
+            let sql = "SELECT key, document::text FROM rm_journey WHERE collection = $1 AND key = ANY($2::text[])"
+            let parameters: [String?] = [collection, PostgresText.arrayLiteral(keys)]
+            let result = if let router {
+                try await router.query(sql, parameters, unset: .replicaCaughtUp)
+            } else {
+                try await pool.query(sql, parameters)
+            }
             var found: [String: JSONValue] = [:]
             for row in result.rows { found[try row.string(0)] = try JSONValue.parse(try row.string(1)) }
             return found

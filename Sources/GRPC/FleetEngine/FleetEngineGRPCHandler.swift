@@ -29,7 +29,8 @@ package struct FleetEngineGRPCHandler: GRPCHandler {
         }
         let result: JSONValue
         do throws(APIError) {
-            result = try await api.call(rpc, request: message, authorization: request.metadata("authorization"), requestId: requestId)
+            result = try await api.call(rpc, request: message, authorization: request.metadata("authorization"), requestId: requestId,
+                                        consistencyToken: request.metadata(WaymarkAPI.consistencyTokenMetadata))
         } catch {
             let text = error.code == .internal ? "internal error (request id \(requestId))" : error.message
             return .status(GRPCStatus(code: error.code.grpcCode, message: text))
