@@ -15,9 +15,9 @@ import Synchronization
 /// when its batch commits, naming the changed trips; see `ProjectionNotification`) makes the hub
 /// re-read just those of them riders are subscribed to, at once; and as a fallback (a notification
 /// missed while the listening connection was down) one ticker task polls the table for every
-/// subscribed trip, once a second (`pollInterval`). Table reads run one at a time. The same ticker (every 250 ms) times out long polls, and
-/// once a second writes heartbeats to streams idle for 15 s, ends streams whose token or share link
-/// expired, and drops streams whose client left.
+/// subscribed trip, once a second (`pollInterval`). Table reads run one at a time. The same ticker
+/// (every 250 ms) times out long polls, and once a second writes heartbeats to streams idle for
+/// 15 s, ends streams whose token or share link expired, and drops streams whose client left.
 ///
 /// Ordering: every write to a stream happens under the `subscribers` lock and only a version newer
 /// than the last one sent to that stream is written, so a rider sees versions in increasing order,
