@@ -45,12 +45,14 @@ package final class WaymarkAPI: Sendable {
     ///   - publicURL: the base of share-link URLs (`WAYMARK_PUBLIC_URL`); nil: `http://` and the request's Host.
     ///   - replica: a streaming replica for read-model reads (see `ReadRouter`); nil: everything on the primary.
     ///   - horizonWarningSeconds: how old the feed's horizon (the oldest open transaction) may get before `/readyz` warns.
+    ///   - journeyPollInterval: how often riders' trips are re-read while another node owns the journey projection
+    ///     (a fallback: that node's NOTIFY brings changes at once; see `JourneyHub`).
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
                  horizonWarningSeconds: Double = 30,
                  webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
-                 replica: ReadRouter.Replica? = nil) {
+                 replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1)) {
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
         self.runners = runners
@@ -66,7 +68,8 @@ package final class WaymarkAPI: Sendable {
         var journeys = JourneyReadModel(pool: store.pool, runner: runners.first { $0.name == JourneyViewProjection.name }, mirror: journeyMirror)
         journeys.consistencyTimeout = consistencyTimeout
         journeys.router = reads
-        let hub = JourneyHub(readModel: journeys, clock: clock)
+        let hub = JourneyHub(readModel: journeys, clock: clock, pollInterval: journeyPollInterval,
+                             listenConninfo: store.configuration.listen ? store.configuration.conninfo : nil)
         hub.start()
         riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
                               clock: clock, publicURL: publicURL)

@@ -14,6 +14,8 @@ import Synchronization
 ///
 /// Of several runners (several `waymark serve` nodes), one owns the projection through a
 /// session-level advisory lock; the others stand by and take over when the owner's session ends.
+/// The owner announces each batch's changed documents on `waymark_<name>` (`ProjectionNotification`),
+/// so the others can push them to their own clients without waiting for a poll.
 package final class ProjectionRunner: Sendable {
     /// Tuning and test hooks.
     package struct Options: Sendable {
@@ -23,13 +25,17 @@ package final class ProjectionRunner: Sendable {
         package var beforeCommit: (@Sendable (Connection) throws -> Void)?
         /// Kept equal to the stored documents while this runner owns the projection.
         package var mirror: DocumentMirror?
+        /// Changes to these collections are announced with a `ProjectionNotification` in each batch's
+        /// transaction (other nodes push them to their clients); empty: nothing is sent.
+        package var notifyCollections: Set<String>
 
         package init(batchSize: Int = 1000, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
-                     mirror: DocumentMirror? = nil) {
+                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = []) {
             self.batchSize = batchSize
             self.standbyInterval = standbyInterval
             self.beforeCommit = beforeCommit
             self.mirror = mirror
+            self.notifyCollections = notifyCollections
         }
     }
 
@@ -140,7 +146,10 @@ package final class ProjectionRunner: Sendable {
             for event in batch { projector.apply(event) }
             let changes = projector.drainChanges()
             let target = batch.last!.feedPosition
-            let statements = readModels.batchStatements(changes, from: checkpoint, to: target, events: batch.count)
+            // The notification is sent at commit, with the documents: a listener that re-reads on it sees this batch.
+            let notification = ProjectionNotification.payload(changes, collections: options.notifyCollections)
+                .map { [ProjectionNotification.statement(projection: name, payload: $0)] } ?? []
+            let statements = readModels.batchStatements(changes, from: checkpoint, to: target, events: batch.count) + notification
             let beforeCommit = options.beforeCommit
             let outcome: Result<Void, any Error> = await {
                 do {

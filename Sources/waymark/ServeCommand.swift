@@ -33,6 +33,7 @@ enum ServeCommand {
         let grpcSettings = try GRPCSettings.load(environment, flags: flags)
         let streamLimits = try StreamLimits.load(environment)
         let replicaSettings = try ReplicaSettings.load(environment, flags: flags)
+        let scaleOut = try ScaleOutSettings.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let openFiles = StreamLimits.raiseOpenFileLimit()
         if openFiles.failed {
@@ -65,14 +66,16 @@ enum ServeCommand {
             let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
             let runners = ProjectionCatalog.all.map { entry in
                 ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup,
-                                 options: .init(mirror: mirrors[entry.name]), projector: entry.make)
+                                 options: .init(mirror: mirrors[entry.name], notifyCollections: WaymarkAPI.notifiedCollections(entry.name)),
+                                 projector: entry.make)
             }
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
             // Built before the runners start, so the journey hub observes the mirror from its first load.
             let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror, journeyMirror: journeyMirror,
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
-                                 webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals, replica: replica)
+                                 webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals, replica: replica,
+                                 journeyPollInterval: scaleOut.journeyPollInterval)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()

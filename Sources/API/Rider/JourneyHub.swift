@@ -2,6 +2,7 @@ import Foundation
 import HTTP
 import JSON
 import Journey
+import Postgres
 import Projections
 import ReadModels
 import Synchronization
@@ -10,10 +11,13 @@ import Synchronization
 ///
 /// One hub per server, no task or thread per rider. Changes arrive from the journey runner's
 /// `DocumentMirror` (`mirrorUpdated`, on the runner's task, right after each committed batch) while
-/// this node owns the journey projection; otherwise one ticker task polls the table for the trips
-/// riders are subscribed to, once a second. The same ticker (every 250 ms) times out long polls, and
-/// once a second writes heartbeats to streams idle for 15 s, ends streams whose token or share link
-/// expired, and drops streams whose client left.
+/// this node owns the journey projection. Otherwise the owner's NOTIFY on `waymark_journey` (sent
+/// when its batch commits, naming the changed trips; see `ProjectionNotification`) makes the hub
+/// re-read just those of them riders are subscribed to, at once; and as a fallback (a notification
+/// missed while the listening connection was down) one ticker task polls the table for every
+/// subscribed trip, once a second (`pollInterval`). Table reads run one at a time. The same ticker
+/// (every 250 ms) times out long polls, and once a second writes heartbeats to streams idle for
+/// 15 s, ends streams whose token or share link expired, and drops streams whose client left.
 ///
 /// Ordering: every write to a stream happens under the `subscribers` lock and only a version newer
 /// than the last one sent to that stream is written, so a rider sees versions in increasing order,
@@ -71,19 +75,40 @@ final class JourneyHub: Sendable {
     private let cache = Mutex<[String: JourneySnapshot]>([:])
     private let subscribers = Mutex(Subscribers())
     private let ticker = Mutex<Task<Void, Never>?>(nil)
+    private let pollInterval: Duration
+    /// Where to LISTEN for the journey runner's notifications (the primary); nil: poll only.
+    private let listenConninfo: String?
+    private let listener = Mutex<NotificationListener?>(nil)
+    private let refreshes = Mutex(PendingRefreshes())
+
+    /// Trips waiting to be re-read from the table, and whether a task is reading.
+    private struct PendingRefreshes {
+        var all = false
+        var keys: Set<String> = []
+        var running = false
+    }
 
     static let cacheCapacity = 100_000
     static let heartbeatInterval: Duration = .seconds(15)
     static let viewsCollection = JourneyViewProjection.viewsCollection
 
-    init(readModel: JourneyReadModel, clock: @escaping @Sendable () -> Timestamp) {
+    /// - Parameters:
+    ///   - pollInterval: how often a node that does not own the journey projection re-reads every subscribed trip.
+    ///   - listenConninfo: the primary database, to LISTEN on the journey projection's channel; nil: poll only.
+    init(readModel: JourneyReadModel, clock: @escaping @Sendable () -> Timestamp, pollInterval: Duration = .seconds(1),
+         listenConninfo: String? = nil) {
         self.readModel = readModel
         self.clock = clock
+        self.pollInterval = pollInterval
+        self.listenConninfo = listenConninfo
         readModel.mirror?.observe { [weak self] update in self?.mirrorUpdated(update) }
     }
 
-    /// Starts the ticker (timeouts, heartbeats, expiry, polling).
+    static let channel = ProjectionNotification.channel(JourneyViewProjection.name)
+
+    /// Starts the ticker (timeouts, heartbeats, expiry, polling) and the listener.
     func start() {
+        let pollTicks = max(1, Int(pollInterval / .milliseconds(250)))
         let task = Task { [weak self] in
             var tick = 0
             while !Task.isCancelled {
@@ -91,13 +116,21 @@ final class JourneyHub: Sendable {
                 guard let self else { return }
                 self.expireWaiters(now: .now)
                 tick += 1
-                if tick % 4 == 0 {
-                    self.sweep(now: .now)
-                    if !(self.readModel.mirror?.isValid ?? false) { await self.poll() }
-                }
+                if tick % 4 == 0 { self.sweep(now: .now) }
+                if tick % pollTicks == 0, !(self.readModel.mirror?.isValid ?? false) { self.requestRefresh(nil) }
             }
         }
         ticker.withLock { $0 = task }
+        if let listenConninfo {
+            let started = NotificationListener(conninfo: listenConninfo, channels: [Self.channel]) { [weak self] signal in
+                switch signal {
+                // Notifications may have been missed while the connection was down: re-read everything watched.
+                case .connected: self?.notified(.many)
+                case .notification(let notice): self?.notified(ProjectionNotification(payload: notice.payload))
+                }
+            }
+            listener.withLock { $0 = started }
+        }
     }
 
     /// Stops the ticker and answers every long poll (as timed out). Streams are left to the HTTP
@@ -109,6 +142,10 @@ final class JourneyHub: Sendable {
         }
         task?.cancel()
         await task?.value
+        await listener.withLock({ listener -> NotificationListener? in
+            defer { listener = nil }
+            return listener
+        })?.stop()
         let waiting = subscribers.withLock { state -> [Waiter] in
             state.stopped = true
             defer { state.waiters = [:] }
@@ -368,12 +405,53 @@ final class JourneyHub: Sendable {
         subscribers.withLock { state in checkLinks(key, in: &state, at: time) }
     }
 
-    /// While another node owns the journey projection: read the watched trips' views and links from the table.
-    private func poll() async {
+    /// The journey runner (on whichever node owns it) committed changes (runs on the listener's thread).
+    private func notified(_ notification: ProjectionNotification) {
+        // The owner's own hub has them from its mirror already.
+        guard !(readModel.mirror?.isValid ?? false) else { return }
+        requestRefresh(notification.keys)
+    }
+
+    /// Asks for the watched trips among `keys` (nil: all watched trips) to be re-read from the table.
+    ///
+    /// Requests gather while a read runs; one task reads at a time, so an older read never lands
+    /// after a newer one (`deliver` would drop an older view anyway; share links would go back).
+    private func requestRefresh(_ keys: Set<String>?) {
+        let startTask = refreshes.withLock { pending -> Bool in
+            if let keys { pending.keys.formUnion(keys) } else { pending.all = true }
+            guard !pending.running else { return false }
+            pending.running = true
+            return true
+        }
+        if startTask { Task { await self.drainRefreshes() } }
+    }
+
+    private func drainRefreshes() async {
+        while true {
+            let next = refreshes.withLock { pending -> Set<String>?? in
+                guard pending.all || !pending.keys.isEmpty else {
+                    pending.running = false
+                    return .none
+                }
+                defer { (pending.all, pending.keys) = (false, []) }
+                return .some(pending.all ? nil : pending.keys)
+            }
+            guard case .some(let keys) = next else { return }
+            await poll(only: keys)
+        }
+    }
+
+    /// While another node owns the journey projection: read the watched trips' views and links from
+    /// the table (those among `only`, or all of them).
+    private func poll(only: Set<String>?) async {
         let (keys, shareKeys) = subscribers.withLock { state -> ([String], [String]) in
-            let keys = Set(state.streams.keys).union(state.waiters.keys).sorted()
-            let shareKeys = state.streams.filter { $0.value.values.contains { $0.access.shareLinkId != nil } }.keys.sorted()
-            return (keys, shareKeys)
+            var keys = Set(state.streams.keys).union(state.waiters.keys)
+            var shareKeys = Set(state.streams.filter { $0.value.values.contains { $0.access.shareLinkId != nil } }.keys)
+            if let only {
+                keys.formIntersection(only)
+                shareKeys.formIntersection(only)
+            }
+            return (keys.sorted(), shareKeys.sorted())
         }
         guard !keys.isEmpty else { return }
         guard let views = try? await readModel.documents(Self.viewsCollection, keys: keys),
