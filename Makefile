@@ -4,7 +4,7 @@ RELEASE_BIN := .build/release/waymark
 DEBUG_BIN := .build/debug/waymark
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: deps build release test test-release test-faults test-browser run bench db-start db-stop clean
+.PHONY: deps build release test test-release test-faults test-browser run bench bench-quick db-start db-stop clean
 
 ## Install the Debian packages the project needs, when missing (sudo when not root).
 deps:
@@ -41,15 +41,15 @@ test-browser: build
 	@scripts/deps.sh --browser
 	scripts/browser_test.sh
 
-## Benchmarks, measured side by side in one run (see BENCHMARKS.md).
+## Every benchmark, side by side in one run (~30 min): writes BENCHMARKS.md (scripts/bench-report.sh).
 bench: release
 	@EXTRA_PACKAGES="wrk nginx-light curl nghttp2-client" scripts/deps.sh
-	$(RELEASE_BIN) bench append
-	$(RELEASE_BIN) bench rebuild
-	$(RELEASE_BIN) bench http
-	$(RELEASE_BIN) bench ingest
-	$(RELEASE_BIN) bench export
-	$(RELEASE_BIN) bench grpc
+	scripts/bench-report.sh
+
+## The same with tiny sizes, a smoke of the report (writes .build/bench-quick/BENCHMARKS.md).
+bench-quick: release
+	@EXTRA_PACKAGES="wrk nginx-light curl nghttp2-client" scripts/deps.sh
+	BENCH_QUICK=1 scripts/bench-report.sh
 
 ## Manage the embedded cluster used by `make run`.
 db-start: build

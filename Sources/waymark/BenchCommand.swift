@@ -20,8 +20,9 @@ enum BenchCommand {
 
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
+        if flags.positional.first == "peer" { return try await BenchPeer.run(flags, environment: environment) }
         guard [["append"], ["rebuild"], ["http"], ["ingest"], ["export"], ["grpc"]].contains(flags.positional) else {
-            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest, export or grpc")
+            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest, export, grpc or peer")
         }
         let exportBench = flags.positional == ["export"]
         let grpc = flags.positional == ["grpc"]
