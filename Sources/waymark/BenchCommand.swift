@@ -12,6 +12,8 @@ import Schema
 /// after another. Figures are reported as ratios to the ceiling of the same run, because this
 /// machine is shared and noisy. The scratch database is dropped afterwards unless `--keep`.
 /// `bench rebuild [--events N]` does the same for projection rebuilds (see `BenchRebuild`).
+/// `bench memory [--vehicles N --trips N --streams N]` measures a `waymark serve` child's resident
+/// memory (see `BenchMemory`).
 enum BenchCommand {
     static let databaseName = "waymark_bench"
     /// The concurrency levels of the batched case (1 shows the cost of one group at a time).
@@ -21,9 +23,11 @@ enum BenchCommand {
     static func run(_ arguments: [String], environment: [String: String]) async throws {
         let flags = try Flags(arguments, switchNames: ["keep"])
         if flags.positional.first == "peer" { return try await BenchPeer.run(flags, environment: environment) }
-        guard [["append"], ["rebuild"], ["http"], ["ingest"], ["export"], ["grpc"]].contains(flags.positional) else {
-            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest, export, grpc or peer")
+        guard [["append"], ["rebuild"], ["http"], ["ingest"], ["export"], ["grpc"], ["memory"]].contains(flags.positional) else {
+            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest, export, grpc, memory or peer")
         }
+        let memory = flags.positional == ["memory"] ? try BenchMemory.Options(flags) : nil
+        let httpOptions = flags.positional == ["http"] ? try BenchHTTP.Options(flags) : nil
         let exportBench = flags.positional == ["export"]
         let grpc = flags.positional == ["grpc"]
         let rebuild = flags.positional == ["rebuild"]
@@ -41,13 +45,15 @@ enum BenchCommand {
         let database = try Database.open(settings, logger: logger)
         defer { database.close(logger: logger) }
         let admin = ConnectionPool(.init(conninfo: database.url, size: 1, name: "bench-admin"))
-        let scratch = grpc ? BenchGRPC.databaseName : exportBench ? BenchExport.databaseName : ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
+        let scratch = memory != nil ? BenchMemory.databaseName : grpc ? BenchGRPC.databaseName : exportBench ? BenchExport.databaseName : ingest ? BenchIngest.databaseName : http ? BenchHTTP.databaseName : rebuild ? BenchRebuild.databaseName : databaseName
         do {
             try await recreate(admin: admin, name: scratch)
             let url = try benchURL(database.url, database: scratch)
             let outcome: Result<String, any Error>
             do {
-                if grpc {
+                if let memory {
+                    outcome = .success(try await BenchMemory(url: url, options: memory, logger: logger).run(format: format))
+                } else if grpc {
                     let bench = BenchGRPC(url: url, seconds: try flags.int("seconds", default: 10), connections: try flags.int("connections", default: 4),
                                           streams: try flags.int("streams", default: 16), vehicles: try flags.int("vehicles", default: 200), logger: logger)
                     outcome = .success(try await bench.run())
@@ -61,14 +67,10 @@ enum BenchCommand {
                     let unknown = bench.only.subtracting(["update", "ingest", "ingest-alone"])
                     guard unknown.isEmpty else { throw UsageError("--cases takes update, ingest and ingest-alone, comma-separated (got \(unknown.sorted()))") }
                     outcome = .success(try await bench.run(format: format))
-                } else if http {
-                    let seconds = try flags.int("seconds", default: 10)
-                    let connections = try flags.int("connections", default: 64)
-                    let vehicles = try flags.int("vehicles", default: 200)
-                    var bench = BenchHTTP(url: url, seconds: seconds, connections: connections, vehicles: vehicles, logger: logger)
-                    bench.propagationRate = try flags.int("report-rate", default: bench.propagationRate)
-                    let results = try await bench.run()
-                    outcome = .success(BenchHTTP.render(results, format: format, seconds: seconds, connections: connections, vehicles: vehicles))
+                } else if let httpOptions {
+                    let results = try await BenchHTTP(url: url, options: httpOptions, logger: logger).run()
+                    outcome = .success(BenchHTTP.render(results, format: format, seconds: httpOptions.seconds, connections: httpOptions.connections,
+                                                        vehicles: httpOptions.vehicles))
                 } else {
                     let table = rebuild ? try await BenchRebuild(events: events, url: url, logger: logger).run()
                                         : try await runAppend(url: url, events: events, seconds: seconds, logger: logger)

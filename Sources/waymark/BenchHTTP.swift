@@ -27,6 +27,13 @@ struct BenchHTTP {
     let vehicles: Int
     /// Location reports per second the propagation case aims for.
     var propagationRate = 5_000
+    /// Reports per `vehicles:reportLocations` request when batches drive the propagation case
+    /// (`--propagation batch`); nil: UpdateVehicle under wrk drives it.
+    var propagationBatch: Int?
+    /// Run the wrk request-rate cases (GetTrip, GetJourney, UpdateVehicle)?
+    var runReads = true
+    /// Run the propagation case?
+    var runPropagation = true
     let logger: Logger
 
     struct Result {
@@ -46,6 +53,58 @@ struct BenchHTTP {
         var propagation: BenchJourney.Propagation? = nil
         /// True for an nginx reference row.
         var isReference = false
+    }
+
+    /// The `bench http` options that shape a run, checked before anything starts.
+    struct Options: Equatable {
+        var seconds = 10
+        var connections = 64
+        var vehicles = 200
+        var reportRate = 5_000
+        var propagationBatch: Int?
+        var runReads = true
+        var runPropagation = true
+
+        init(_ flags: Flags) throws {
+            seconds = try flags.int("seconds", default: seconds)
+            connections = try flags.int("connections", default: connections)
+            reportRate = try flags.int("report-rate", default: reportRate)
+            let mode = flags.value("propagation") ?? "update"
+            switch mode {
+            case "update":
+                guard flags.value("batch-reports") == nil else { throw UsageError("--batch-reports needs --propagation batch") }
+            case "batch":
+                let batch = try flags.int("batch-reports", default: 100)
+                guard batch >= 3, batch <= 5_000 else { throw UsageError("--batch-reports must be from 3 to 5000 (a reportLocations request's limit), got \(batch)") }
+                propagationBatch = batch
+            default:
+                throw UsageError("--propagation must be update or batch, got \(mode.debugDescription)")
+            }
+            let needed = propagationBatch.map { BenchJourney.vehiclesNeeded(reportsPerRequest: $0) } ?? 1
+            vehicles = try flags.int("vehicles", default: max(200, needed))
+            guard vehicles >= needed else {
+                throw UsageError("--propagation batch with --batch-reports \(propagationBatch ?? 0) needs --vehicles ≥ \(needed) (10 probe vehicles, then \(BenchJourney.batchLanes) lanes of vehicles of their own), got \(vehicles)")
+            }
+            if let cases = flags.value("cases") {
+                let chosen = Set(cases.split(separator: ",").map(String.init))
+                let unknown = chosen.subtracting(["reads", "propagation"])
+                guard unknown.isEmpty, !chosen.isEmpty else { throw UsageError("--cases takes reads and propagation, comma-separated (got \(cases.debugDescription))") }
+                runReads = chosen.contains("reads")
+                runPropagation = chosen.contains("propagation")
+            }
+        }
+    }
+
+    init(url: String, options: Options, logger: Logger) {
+        self.url = url
+        seconds = options.seconds
+        connections = options.connections
+        vehicles = options.vehicles
+        propagationRate = options.reportRate
+        propagationBatch = options.propagationBatch
+        runReads = options.runReads
+        runPropagation = options.runPropagation
+        self.logger = logger
     }
 
     func run() async throws -> [Result] {
@@ -92,7 +151,7 @@ struct BenchHTTP {
             ]
             // The references: nginx serving the bytes of the same GetTrip and GetJourney responses as static files.
             var nginx: Nginx?
-            if let binary = Self.which("nginx") ?? ["/usr/sbin/nginx"].first(where: FileManager.default.isExecutableFile(atPath:)) {
+            if runReads, let binary = Self.which("nginx") ?? ["/usr/sbin/nginx"].first(where: FileManager.default.isExecutableFile(atPath:)) {
                 let files = ["trip.json": try await Self.fetch(base + tripPath, token: token), "journey.json": try await Self.fetch(base + journeyPath, token: token)]
                 let started = try Nginx.start(binary: binary, files: files)
                 nginx = started
@@ -103,11 +162,11 @@ struct BenchHTTP {
                     ("GetJourney", cases[1].1, 2),
                     cases[2],
                 ]
-            } else {
+            } else if runReads {
                 logger.warning("nginx is not on PATH: no reference rows (make bench installs nginx-light)")
             }
             defer { nginx?.stop() }
-            for (name, arguments, reference) in cases {
+            for (name, arguments, reference) in cases where runReads {
                 _ = try await Self.offThread { try Subprocess.run(wrk, ["-t1", "-c\(connections)", "-d2s"] + arguments) }  // warm-up
                 durations.withLock { $0 = [] }
                 let outcome = try await Self.offThread { [seconds, connections] in
@@ -121,10 +180,12 @@ struct BenchHTTP {
                 results.append(result)
                 logger.info("\(name): \(outcome.stdout.split(separator: "\n").first { $0.contains("Requests/sec") } ?? "")")
             }
-            let propagation = try await journeys.propagation(wrk: wrk)
-            results.append(Result(name: "propagation", ratio: nil, requests: propagation.probeReports, rate: propagation.achievedRate, wrkP50: "-", wrkP99: "-",
-                                  serverP50: propagation.p50, serverP99: propagation.p99, errors: propagation.loadErrors, served: propagation.matched,
-                                  propagation: propagation))
+            if runPropagation {
+                let propagation = if let batch = propagationBatch { try await journeys.batchPropagation(reportsPerRequest: batch) } else { try await journeys.propagation(wrk: wrk) }
+                results.append(Result(name: "propagation", ratio: nil, requests: propagation.probeReports, rate: propagation.achievedRate, wrkP50: "-", wrkP99: "-",
+                                      serverP50: propagation.p50, serverP99: propagation.p99, errors: propagation.loadErrors, served: propagation.matched,
+                                      propagation: propagation))
+            }
         } catch {
             await api.shutdown()
             await server.shutdown(grace: .seconds(2))
@@ -219,15 +280,24 @@ struct BenchHTTP {
             + "each ratio is to the nginx row serving the same bytes; "
             + "UpdateVehicle spreads over \(vehicles) vehicles, each request a new location, acknowledged after commit and after the fleet read model applied it; "
             + "server percentiles are over every response completed in the measured window"
-        var text = BenchTable.render(header: header, cells: rows, notes: [note], format: format)
+        var text = rows.isEmpty ? "" : BenchTable.render(header: header, cells: rows, notes: [note], format: format)
         for p in results.compactMap(\.propagation) {
             let cells = [[String(p.targetRate), BenchTable.grouped(Int(p.achievedRate.rounded())), "\(p.matched) of \(p.probeReports)",
                           String(format: "%.1fms", p.p50 * 1000), String(format: "%.1fms", p.p99 * 1000), String(format: "%.1fms", p.max * 1000),
                           String(p.beforeAck), String(p.loadErrors)]]
-            let note = "propagation: time from a location report's acknowledgement (UpdateVehicle answered) to the SSE event with that position reaching a subscribed rider; "
-                + "\(BenchJourney.probeTrips) riders each stream one trip; a probe reports one of their vehicles every 20 ms while wrk (\(connections) connections, paced) reports locations of the other vehicles, "
-                + "most of them serving trips; events that arrived before the acknowledgement count as 0 ms; target p99 < 100 ms"
-            text += "\n" + BenchTable.render(header: ["target reports/s", "achieved reports/s", "probe reports seen", "p50", "p99", "max", "before ack", "load non-2xx"],
+            var note: String
+            if let batch = p.reportsPerRequest {
+                note = "propagation under batch ingest: time from a batch's acknowledgement (vehicles:reportLocations answered, \(batch) reports a request, "
+                note += "\(BenchTable.grouped(p.requests)) requests) to the SSE event with a probe position reaching a subscribed rider; "
+                note += "\(BenchJourney.probeTrips) riders each stream one trip; \(BenchJourney.batchLanes) connections post batches paced to \(p.targetRate) reports/s in all, "
+                note += "every batch with new positions of 2 probe vehicles and of vehicles of its own lane (no vehicle twice in a batch or in two lanes), 90 of those serving trips; "
+                note += "events that arrived before the acknowledgement count as 0 ms; non-2xx counts reports not ACCEPTED; target p99 < 100 ms"
+            } else {
+                note = "propagation: time from a location report's acknowledgement (UpdateVehicle answered) to the SSE event with that position reaching a subscribed rider; "
+                note += "\(BenchJourney.probeTrips) riders each stream one trip; a probe reports one of their vehicles every 20 ms while wrk (\(connections) connections, paced) reports locations of the other vehicles, "
+                note += "most of them serving trips; events that arrived before the acknowledgement count as 0 ms; target p99 < 100 ms"
+            }
+            text += (text.isEmpty ? "" : "\n") + BenchTable.render(header: ["target reports/s", "achieved reports/s", "probe reports seen", "p50", "p99", "max", "before ack", "load non-2xx"],
                                               cells: cells, notes: [note], format: format)
         }
         return text

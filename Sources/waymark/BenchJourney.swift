@@ -41,6 +41,10 @@ struct BenchJourney {
         var p99: Double
         var max: Double
         var loadErrors: Int
+        /// Reports per `vehicles:reportLocations` request when batches drove the run; nil when UpdateVehicle did.
+        var reportsPerRequest: Int? = nil
+        /// Batch requests posted (batch-driven runs).
+        var requests = 0
     }
 
     /// Trips t-1... on v-1... (t-0 on v-0 is seeded by `BenchHTTP`).
@@ -188,13 +192,18 @@ final class BenchConnection: @unchecked Sendable {
 
     /// One whole response with a Content-Length body: its status.
     func readResponse() throws -> Int {
+        try readResponseWithBody().status
+    }
+
+    /// One whole response with a Content-Length body: its status and body.
+    func readResponseWithBody() throws -> (status: Int, body: [UInt8]) {
         guard let head = read(until: Array("\r\n\r\n".utf8)) else { throw UsageError("bench http: the server closed the connection") }
         let text = String(decoding: head, as: UTF8.self)
         let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
         let length = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-        guard read(count: length) != nil else { throw UsageError("bench http: short response body") }
-        return status
+        guard let body = read(count: length) else { throw UsageError("bench http: short response body") }
+        return (status, body)
     }
 
     static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -32,6 +32,7 @@ let usage = """
       bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
       bench grpc            GetTrip over gRPC vs REST, UpdateVehicle over gRPC (--seconds 10 --connections 4 --streams 16)
       bench peer            appends and reads beside the Python eventsourcing library (--seconds 5 --writers 8 --events N)
+      bench memory          server RSS with a city's fleet and riders' streams (--vehicles 50000 --trips 10000 --streams 2000)
       help                  show this text
 
     serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port),
