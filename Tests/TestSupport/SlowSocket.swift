@@ -7,33 +7,13 @@ import Synchronization
 ///
 /// `@unchecked Sendable`: one test owns a socket; the drip thread of `Slowloris` is its only other user.
 package final class SlowSocket: @unchecked Sendable {
-    package struct Failure: Error, CustomStringConvertible {
-        package var description: String
-    }
-
     package let fd: Int32
     private var closed = false
 
     /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the kernel's receive buffer (set before
     /// connecting, so the advertised window stays small).
     package init(port: UInt16, receiveBuffer: Int? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        if var size = receiveBuffer.map(Int32.init) {
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect: errno \(code)")
-        }
+        fd = try LoopbackSocket.connect(port: port, receiveBuffer: receiveBuffer)
     }
 
     deinit { close() }
