@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON", "Geo"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTP"], swiftSettings: settings),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "Geo", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC", "Protobuf", "API", "JSON", "Postgres", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres", "JSON", "Signing", "EventStore", "Simulator", "Journey"], swiftSettings: settings),

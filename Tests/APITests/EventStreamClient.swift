@@ -35,23 +35,8 @@ final class EventStreamClient: @unchecked Sendable {
 
     /// Opens `path` (a request target, query included) with the given headers and reads the response head.
     init(port: UInt16, path: String, headers: [(String, String)] = [], timeoutSeconds: Int = 10) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
+        let fd = try LoopbackSocket.connect(port: port, readTimeoutSeconds: timeoutSeconds)
         self.fd = fd
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect: errno \(code)")
-        }
         var head = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"

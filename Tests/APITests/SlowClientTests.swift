@@ -1,5 +1,6 @@
 import API
 import Foundation
+import Geo
 import JSON
 import Postgres
 import Synchronization
@@ -59,17 +60,30 @@ extension RiderEndpoints {
             }
         }
 
+        /// The stream buffer limit of the never-reading rider test: far above what a reading rider
+        /// ever has queued (about forty views), so only the rider who never reads reaches it.
+        static let bufferLimit = 1 << 20
+
         @Test func aRiderWhoNeverReadsIsDroppedAtTheBufferLimitWhileAnotherRiderKeepsReceiving() async throws {
-            try await TestServer.with(environment: ["WAYMARK_STREAM_BUFFER_BYTES": "4096"]) { server in
-                // Twenty stops make every view a few kilobytes, so the buffers fill in fewer changes.
+            try await TestServer.with(environment: ["WAYMARK_STREAM_BUFFER_BYTES": String(Self.bufferLimit)]) { server in
+                // A route segment of 5,000 points ahead of the vehicle makes every view about 25 KB,
+                // so the stalled rider's kernel buffers and stream buffer fill in a few hundred changes.
                 try await server.createVehicle("v-1")
                 let stops = (1...20).map { #"{"point":{"latitude":\#(52.5 + Double($0) * 0.001),"longitude":\#(13.4 - Double($0) * 0.001)}}"# }
                 try await server.createTrip("t-1", extra: #","intermediateDestinations":["# + stops.joined(separator: ",") + "]")
                 let (assigned, body) = try await server.updateTrip("t-1", mask: "vehicleId,tripStatus", #"{"vehicleId":"v-1","tripStatus":"ENROUTE_TO_PICKUP"}"#)
                 try #require(assigned == 200, "assign: \(body)")
-                try await server.journeyView("t-1") { $0["tripStatus"]?.stringValue == "ENROUTE_TO_PICKUP" }
+                let segment = try Polyline.encode((0..<5000).map { i throws(GeoError) in
+                    try LatLng(latitude: 52.5 + Double(i) * 0.001, longitude: 13.4 + Double(i % 2) * 0.002)
+                })
+                let (updated, answer) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-1?updateMask=currentRouteSegment",
+                                                              #"{"currentRouteSegment":"\#(segment.replacingOccurrences(of: "\\", with: "\\\\"))"}"#)
+                try #require(updated == 200, "route segment: \(answer)")
+                let first = try await server.journeyView("t-1") { $0["tripStatus"]?.stringValue == "ENROUTE_TO_PICKUP" && $0.compactBytes().count > 20_000 }
+                let viewBytes = first.compactBytes().count
                 let port = server.port
-                let stalled = try SlowSocket(port: port, receiveBuffer: 4096)
+                // The smallest receive buffer the kernel allows, set before connecting: the window stays tiny.
+                let stalled = try SlowSocket(port: port, receiveBuffer: 1)
                 defer { stalled.close() }
                 stalled.send(Array("GET \(Self.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.server)\r\n\r\n".utf8))
                 let reader = try await server.openStream(Self.path, token: server.server)
@@ -89,26 +103,27 @@ extension RiderEndpoints {
                 }
                 var reports = 0
                 var dropped = 0
-                let deadline = ContinuousClock.now + .seconds(240)
-                // The kernel's socket buffers (megabytes on loopback) fill before the stream's own
-                // buffer does: a few thousand changes, reported through the ingest endpoint.
+                let deadline = ContinuousClock.now + .seconds(180)
+                // The kernel's socket buffers fill first, then the stream's own buffer; every change
+                // is a location report through the ingest endpoint.
                 while dropped == 0, ContinuousClock.now < deadline {
-                    for _ in 0..<50 {
+                    for _ in 0..<25 {
                         reports += 1
-                        let batch = IngestEndpointTests.batch([IngestEndpointTests.report("v-1", latitude: 52.5 + Double(reports) * 0.00001)])
+                        let batch = IngestEndpointTests.batch([IngestEndpointTests.report("v-1", latitude: 52.5 + Double(reports) * 0.00001, longitude: 13.4)])
                         let (status, body) = try await server.json("POST", IngestEndpointTests.path, batch)
                         try #require(status == 200, "\(body)")
                     }
                     dropped = try await IngestEndpointTests.metric(server, "waymark_http_streams_dropped_total")
                 }
-                #expect(dropped == 1, "not dropped after \(reports) reports")
+                #expect(dropped == 1, "not dropped after \(reports) reports of views of \(viewBytes) bytes")
                 #expect(await waitFor { try await IngestEndpointTests.metric(server, "waymark_http_open_streams") == 1 })
-                #expect(try await Blocking.run { stalled.drainUntilClosed(timeout: .seconds(20)) }, "the stalled rider's connection stays open")
+                #expect(try await Blocking.run { stalled.drainUntilClosed(timeout: .seconds(30)) }, "the stalled rider's connection stays open")
 
                 // The other rider got every change up to now, and keeps getting them.
                 let final = 52.5 + Double(reports + 1) * 0.00001
-                try await server.report(latitude: final)
-                #expect(await waitFor { lastLatitude.withLock { $0 } == final }, "the reader's last latitude: \(String(describing: lastLatitude.withLock { $0 }))")
+                try await server.report(latitude: final, longitude: 13.4)
+                #expect(await waitFor(.seconds(60)) { lastLatitude.withLock { $0 } == final },
+                        "the reader's last latitude: \(String(describing: lastLatitude.withLock { $0 }))")
                 // Completing the trip ends the reader's stream, and so its reading thread.
                 try await server.completeTrip()
                 try await reading.value
@@ -147,9 +162,9 @@ extension RiderEndpoints {
             #expect(result.stderr.contains("WAYMARK_STREAM_BUFFER_BYTES must be a whole number of bytes from 4096"), "\(result.stderr)")
         }
 
-        /// Polls `condition` every 50 ms for up to 20 s.
-        func waitFor(_ condition: () async throws -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + .seconds(20)
+        /// Polls `condition` every 50 ms for up to `timeout`.
+        func waitFor(_ timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async -> Bool {
+            let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
                 if (try? await condition()) == true { return true }
                 try? await Task.sleep(for: .milliseconds(50))

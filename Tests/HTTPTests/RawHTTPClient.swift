@@ -1,5 +1,6 @@
 import Foundation
 import HTTP
+import TestSupport
 
 /// A minimal blocking HTTP/1.1 client over a POSIX socket, so tests see exact wire behaviour
 /// (status line, headers, chunk boundaries, whether the server closed the connection).
@@ -25,22 +26,7 @@ final class RawHTTPClient: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeoutSeconds`.
     init(port: UInt16, timeoutSeconds: Int = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect to port \(port): errno \(code)")
-        }
+        fd = try LoopbackSocket.connect(port: port, readTimeoutSeconds: timeoutSeconds)
     }
 
     deinit { close() }

@@ -2,6 +2,7 @@ import Foundation
 import HTTP
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite("HTTP: slow and hostile clients (streams that are not read, slowloris)")
 struct SlowClientTests {

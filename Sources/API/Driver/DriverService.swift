@@ -19,7 +19,6 @@ package final class DriverService: Sendable {
     let repository: AggregateRepository
     let feeds: DriverFeedReadModel
     let clock: @Sendable () -> Timestamp
-    static let attempts = 8
     /// How often an open feed stream looks for a changed feed.
     static let streamPollInterval = Duration.milliseconds(200)
     /// How long an idle feed stream waits before sending an SSE comment (keeps proxies from closing it).
@@ -269,34 +268,14 @@ package final class DriverService: Sendable {
         }
     }
 
-    /// Decides `plan`'s commands on the vehicle's latest state and appends them (retrying conflicts).
+    /// Decides `plan`'s commands on the vehicle's latest state and appends them (retrying conflicts);
+    /// NOT_FOUND when the vehicle does not exist.
     private func mutateVehicle(provider: String, vehicleId: String, context: CommandContext, mark: inout WriteMark,
                                plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) {
-        for attempt in 1...Self.attempts {
-            let loaded = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
-            guard loaded.state.exists else { throw .notFound("vehicle \(vehicleId) not found (provider \(provider))") }
-            let now = clock()
-            var state = loaded.state
-            var events: [Vehicle.Event] = []
-            for command in try plan(loaded.state, now) {
-                let decided: [Vehicle.Event]
-                do { decided = try Vehicle.decide(command, state: state) } catch { throw APIError(error) }
-                for event in decided { state = Vehicle.evolve(state, with: event) }
-                events += decided
-            }
-            guard !events.isEmpty else { return }
-            let pending = repository.pendingVehicle(provider: provider, vehicleId: vehicleId, before: loaded, events: events)
-            let append = try repository.append(pending, metadata: context.metadata)
-            switch await repository.commit([append])[0] {
-            case .success(let result):
-                repository.committed(pending, result)
-                mark.include(result)
-                return
-            case .failure(let error) where error.code == .wrongExpectedVersion && attempt < Self.attempts:
-                repository.forget(pending.stream)
-            case .failure(let error):
-                throw APIError(error, doing: "append to vehicle \(vehicleId)")
-            }
+        try await trips.mutateVehicle(provider: provider, vehicleId: vehicleId, context: context, mark: &mark,
+                                      doing: "append to vehicle \(vehicleId)") { state, now throws(APIError) in
+            guard state.exists else { throw .notFound("vehicle \(vehicleId) not found (provider \(provider))") }
+            return try plan(state, now)
         }
     }
 }

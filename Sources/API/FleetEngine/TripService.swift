@@ -181,17 +181,9 @@ package final class TripService: Sendable {
             after = state
             guard !events.isEmpty else { break }
             let pending = repository.pendingTrip(provider: provider, tripId: tripId, before: loaded, events: events)
-            let append = try repository.append(pending, metadata: context.metadata)
-            switch await repository.commit([append])[0] {
-            case .success(let result):
-                repository.committed(pending, result)
-                mark.include(result)
-            case .failure(let error) where error.code == .wrongExpectedVersion && attempt < Self.attempts:
-                repository.forget(pending.stream)
-                continue
-            case .failure(let error):
-                throw APIError(error, doing: "append to trip \(tripId)")
-            }
+            guard let result = try await repository.commit(pending, metadata: context.metadata, retry: attempt < Self.attempts,
+                                                          doing: "append to trip \(tripId)") else { continue }
+            mark.include(result)
             break
         }
         guard let after else { return mark }
@@ -205,36 +197,34 @@ package final class TripService: Sendable {
 
     /// Brings one vehicle in line with the trip (and applies a requested waypoint order).
     private func sync(provider: String, vehicleId: String, trip: Trip.State, reorder: [TripWaypoint]?, context: CommandContext, mark: inout WriteMark) async throws(APIError) {
+        try await mutateVehicle(provider: provider, vehicleId: vehicleId, context: context, mark: &mark,
+                                doing: "sync vehicle \(vehicleId) with its trip") { state, now in
+            guard state.exists else { return [] }
+            return [.syncTrip(trip, at: now)] + (reorder.map { [.reorderWaypoints($0, at: now)] } ?? [])
+        }
+    }
+
+    /// Decides `plan`'s commands in order on the vehicle's latest state and appends their events
+    /// (reloading and deciding again on a version conflict), adding the append to `mark`. Nothing
+    /// is written when the plan decides no events.
+    func mutateVehicle(provider: String, vehicleId: String, context: CommandContext, mark: inout WriteMark, doing: @autoclosure () -> String,
+                       plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) {
         for attempt in 1...Self.attempts {
             let loaded = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
-            guard loaded.state.exists else { return }
             let now = clock()
             var state = loaded.state
             var events: [Vehicle.Event] = []
-            do {
-                let synced = try Vehicle.decide(.syncTrip(trip, at: now), state: state)
-                for event in synced { state = Vehicle.evolve(state, with: event) }
-                events += synced
-                if let reorder {
-                    let reordered = try Vehicle.decide(.reorderWaypoints(reorder, at: now), state: state)
-                    for event in reordered { state = Vehicle.evolve(state, with: event) }
-                    events += reordered
-                }
-            } catch {
-                throw APIError(error)
+            for command in try plan(loaded.state, now) {
+                let decided: [Vehicle.Event]
+                do { decided = try Vehicle.decide(command, state: state) } catch { throw APIError(error) }
+                for event in decided { state = Vehicle.evolve(state, with: event) }
+                events += decided
             }
             guard !events.isEmpty else { return }
             let pending = repository.pendingVehicle(provider: provider, vehicleId: vehicleId, before: loaded, events: events)
-            let append = try repository.append(pending, metadata: context.metadata)
-            switch await repository.commit([append])[0] {
-            case .success(let result):
-                repository.committed(pending, result)
+            if let result = try await repository.commit(pending, metadata: context.metadata, retry: attempt < Self.attempts, doing: doing()) {
                 mark.include(result)
                 return
-            case .failure(let error) where error.code == .wrongExpectedVersion && attempt < Self.attempts:
-                repository.forget(pending.stream)
-            case .failure(let error):
-                throw APIError(error, doing: "sync vehicle \(vehicleId) with its trip")
             }
         }
     }

@@ -112,19 +112,13 @@ package final class VehicleService: Sendable {
             }
             guard !events.isEmpty else { return write }
             let pending = repository.pendingVehicle(provider: provider, vehicleId: vehicleId, before: loaded, events: events)
-            let append = try repository.append(pending, metadata: context.metadata)
-            switch await repository.commit([append])[0] {
-            case .success(let result):
-                repository.committed(pending, result)
+            if let result = try await repository.commit(pending, metadata: context.metadata, retry: attempt < Self.attempts,
+                                                        doing: "append to vehicle \(vehicleId)") {
                 write.mark.include(result)
                 write.before = loaded
                 write.events = events
                 write.after = pending.after
                 return write
-            case .failure(let error) where error.code == .wrongExpectedVersion && attempt < Self.attempts:
-                repository.forget(pending.stream)
-            case .failure(let error):
-                throw APIError(error, doing: "append to vehicle \(vehicleId)")
             }
         }
         return write

@@ -94,21 +94,6 @@ struct FleetReadModel: Sendable {
 
     /// Waits until the fleet projection has applied `position`; false after `consistencyTimeout`.
     func waitUntilApplied(_ position: FeedPosition) async -> Bool {
-        let timeout = consistencyTimeout
-        if let runner, runner.status.isOwner {
-            return await runner.waitUntilApplied(position, timeout: timeout)
-        }
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let row = try? await pool.query(
-                "SELECT transaction_id::text, global_position FROM projection_checkpoints WHERE name = $1", [FleetResourceProjection.name]).first,
-               let txid = try? row.uint64(0), let stored = try? row.int64(1),
-               FeedPosition(transactionId: txid, globalPosition: stored) >= position {
-                return true
-            }
-            if let runner, runner.status.isOwner { return await runner.waitUntilApplied(position, timeout: deadline - ContinuousClock.now) }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return false
+        await ProjectionWaiter(name: FleetResourceProjection.name, pool: pool, runner: runner).waitUntilApplied(position, timeout: consistencyTimeout)
     }
 }

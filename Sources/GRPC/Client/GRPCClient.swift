@@ -49,7 +49,7 @@ package final class GRPCClient: @unchecked Sendable {
     private let queue = Mutex<(pending: [Pending], closed: Bool)>(([], false))
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private var output: [UInt8] = []
+    private var pump: HTTP2Pump
 
     /// Connects to `host:port` (IPv4) and starts the client's thread.
     package init(host: String, port: UInt16) throws {
@@ -76,6 +76,7 @@ package final class GRPCClient: @unchecked Sendable {
         wakeRead = fds[0]
         wakeWrite = fds[1]
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
+        pump = HTTP2Pump(fd: socketFd, wakeRead: wakeRead)
         try makeSession()
         let thread = Thread { [self] in run() }
         thread.name = "waymark-grpc-client"
@@ -86,10 +87,7 @@ package final class GRPCClient: @unchecked Sendable {
     /// `contentType` are there to test how a server refuses other ones.
     package func call(_ path: String, message: [UInt8], metadata: [(String, String)] = [], method: String = "POST",
                       contentType: String = "application/grpc") async -> Reply {
-        var body: [UInt8] = [0]
-        let length = UInt32(message.count)
-        body += [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
-        body += message
+        let body = GRPCFrame.framed(message)
         return await withCheckedContinuation { continuation in
             let accepted = queue.withLock { state -> Bool? in
                 guard !state.closed else { return nil }
@@ -171,7 +169,6 @@ package final class GRPCClient: @unchecked Sendable {
             nghttp2_session_del(session)
             Glibc.close(fd)
         }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let (pending, closed) = queue.withLock { state -> ([Pending], Bool) in
                 defer { state.pending.removeAll() }
@@ -179,40 +176,7 @@ package final class GRPCClient: @unchecked Sendable {
             }
             if closed { return }
             for call in pending { submit(call) }
-            // Write everything nghttp2 has; the socket is non-blocking, so wait for POLLOUT when full.
-            while true {
-                if output.isEmpty {
-                    var data: UnsafePointer<UInt8>?
-                    let count = nghttp2_session_mem_send(session, &data)
-                    if count < 0 { return }
-                    guard count > 0, let data else { break }
-                    output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
-                }
-                // MSG_NOSIGNAL: a server that hung up must not raise SIGPIPE.
-                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress!, $0.count, SocketConstants.noSignal) }
-                if written < 0 {
-                    if errno == EAGAIN { break }
-                    if errno == EINTR { continue }
-                    return
-                }
-                output.removeFirst(written)
-            }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN) | (output.isEmpty ? 0 : Int16(POLLOUT)), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            if poll(&fds, 2, -1) < 0 && errno != EINTR { return }
-            if fds[1].revents != 0 {
-                var sink = [UInt8](repeating: 0, count: 256)
-                while read(wakeRead, &sink, sink.count) > 0 {}
-            }
-            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                let count = read(fd, &buffer, buffer.count)
-                if count == 0 { return }
-                if count < 0 {
-                    if errno == EAGAIN || errno == EINTR { continue }
-                    return
-                }
-                if buffer.withUnsafeBufferPointer({ nghttp2_session_mem_recv(session, $0.baseAddress, count) }) < 0 { return }
-            }
+            guard pump.flush(session), pump.receive(session, timeout: -1) else { return }
         }
     }
 
@@ -222,10 +186,8 @@ package final class GRPCClient: @unchecked Sendable {
             guard let user, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
             let client = Unmanaged<GRPCClient>.fromOpaque(user).takeUnretainedValue()
             guard let stream = client.streams[streamId] else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-            let count = min(length, stream.body.count - stream.sent)
-            stream.body.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress! + stream.sent, count: count) }
-            stream.sent += count
-            if stream.sent == stream.body.count { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
+            let (count, done) = GRPCFrame.copyChunk(of: stream.body, sent: &stream.sent, into: buffer, length: length)
+            if done { flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) }
             return count
         }
         let headers = [(":method", call.method), (":scheme", "http"), (":path", call.path), (":authority", authority),

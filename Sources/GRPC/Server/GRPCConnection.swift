@@ -35,8 +35,7 @@ final class GRPCConnection: @unchecked Sendable {
     let maxMessageBytes: Int
     private var session: OpaquePointer?
     private var streams: [Int32: Stream] = [:]
-    private var output: [UInt8] = []
-    private var outputOffset = 0
+    private var pump: HTTP2Pump
     private let wakeRead: Int32
     private let wakeWrite: Int32
     /// Answers posted by tasks, and whether the connection has closed. The wake-up pipe is closed
@@ -59,6 +58,7 @@ final class GRPCConnection: @unchecked Sendable {
         _ = fcntl(wakeRead, F_SETFL, fcntl(wakeRead, F_GETFL) | O_NONBLOCK)
         _ = fcntl(wakeWrite, F_SETFL, fcntl(wakeWrite, F_GETFL) | O_NONBLOCK)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        pump = HTTP2Pump(fd: fd, wakeRead: wakeRead)
         var one: Int32 = 1
         _ = setsockopt(fd, SocketConstants.tcp, TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -114,7 +114,6 @@ final class GRPCConnection: @unchecked Sendable {
             onClose(self)
         }
         guard makeSession() else { return }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             if stopping.load(ordering: .sequentiallyConsistent), !goawaySent {
                 goawaySent = true
@@ -122,29 +121,12 @@ final class GRPCConnection: @unchecked Sendable {
             }
             drainOutbox()
             expireDeadlines()
-            guard flush() else { return }
+            guard pump.flush(session) else { return }
             let wantsRead = nghttp2_session_want_read(session) != 0
-            let wantsWrite = nghttp2_session_want_write(session) != 0 || outputOffset < output.count
+            let wantsWrite = nghttp2_session_want_write(session) != 0 || pump.hasOutput
             if !wantsRead && !wantsWrite { return }
-            if goawaySent && streams.values.allSatisfy({ $0.answered }) && outputOffset >= output.count && nghttp2_session_want_write(session) == 0 { return }
-            var fds = [pollfd(fd: fd, events: Int16(POLLIN) | (outputOffset < output.count ? Int16(POLLOUT) : 0), revents: 0),
-                       pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 2, pollTimeout())
-            if ready < 0 && errno != EINTR { return }
-            if fds[1].revents != 0 {
-                var sink = [UInt8](repeating: 0, count: 256)
-                while read(wakeRead, &sink, sink.count) > 0 {}
-            }
-            if fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                let count = read(fd, &buffer, buffer.count)
-                if count == 0 { return }
-                if count < 0 {
-                    if errno == EAGAIN || errno == EINTR { continue }
-                    return
-                }
-                let consumed = buffer.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, count) }
-                if consumed < 0 { return }
-            }
+            if goawaySent && streams.values.allSatisfy({ $0.answered }) && !pump.hasOutput && nghttp2_session_want_write(session) == 0 { return }
+            guard pump.receive(session, timeout: pollTimeout()) else { return }
         }
     }
 
@@ -290,23 +272,15 @@ final class GRPCConnection: @unchecked Sendable {
         stream.answered = true
         switch response {
         case .message(let message):
-            var framed: [UInt8] = [0]
-            let length = UInt32(message.count)
-            framed += [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
-            framed += message
-            stream.response = framed
+            stream.response = GRPCFrame.framed(message)
             stream.sent = 0
             var provider = nghttp2_data_provider()
             provider.read_callback = { session, streamId, buffer, length, flags, _, user in
                 guard let user, let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
                 let connection = Unmanaged<GRPCConnection>.fromOpaque(user).takeUnretainedValue()
                 guard let stream = connection.streams[streamId] else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-                let count = min(length, stream.response.count - stream.sent)
-                stream.response.withUnsafeBufferPointer { source in
-                    buffer.update(from: source.baseAddress! + stream.sent, count: count)
-                }
-                stream.sent += count
-                if stream.sent == stream.response.count {
+                let (count, done) = GRPCFrame.copyChunk(of: stream.response, sent: &stream.sent, into: buffer, length: length)
+                if done {
                     flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue) | UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
                     withHeaders([("grpc-status", "0")]) { nva, count in _ = nghttp2_submit_trailer(session, streamId, nva, count) }
                 }
@@ -325,33 +299,6 @@ final class GRPCConnection: @unchecked Sendable {
         var headers = [(":status", status), ("content-type", "application/grpc"), ("grpc-status", String(grpc.code))]
         if !grpc.message.isEmpty { headers.append(("grpc-message", GRPCStatus.percentEncoded(grpc.message))) }
         withHeaders(headers) { nva, count in _ = nghttp2_submit_response(session, streamId, nva, count, nil) }
-    }
-
-    /// Moves what nghttp2 wants to send into the output buffer (at most 256 KiB at a time) and
-    /// writes it, until nghttp2 has nothing more or the socket would block (then the loop polls
-    /// for POLLOUT). False when the connection failed.
-    private func flush() -> Bool {
-        while true {
-            while outputOffset < output.count {
-                // send with MSG_NOSIGNAL: a peer that hung up must not raise SIGPIPE (which would end the process).
-                let written = output.withUnsafeBufferPointer { send(fd, $0.baseAddress! + outputOffset, output.count - outputOffset, SocketConstants.noSignal) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno == EAGAIN
-                }
-                outputOffset += written
-            }
-            output.removeAll(keepingCapacity: true)
-            outputOffset = 0
-            while output.count < 256 * 1024 {
-                var data: UnsafePointer<UInt8>?
-                let count = nghttp2_session_mem_send(session, &data)
-                if count < 0 { return false }
-                guard count > 0, let data else { break }
-                output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
-            }
-            if output.isEmpty { return true }
-        }
     }
 }
 

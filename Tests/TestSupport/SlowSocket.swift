@@ -6,39 +6,19 @@ import Synchronization
 /// header a byte at a time and never finishes it).
 ///
 /// `@unchecked Sendable`: one test owns a socket; the drip thread of `Slowloris` is its only other user.
-final class SlowSocket: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    let fd: Int32
+package final class SlowSocket: @unchecked Sendable {
+    package let fd: Int32
     private var closed = false
 
     /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the kernel's receive buffer (set before
     /// connecting, so the advertised window stays small).
-    init(port: UInt16, receiveBuffer: Int? = nil) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        if var size = receiveBuffer.map(Int32.init) {
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect: errno \(code)")
-        }
+    package init(port: UInt16, receiveBuffer: Int? = nil) throws {
+        fd = try LoopbackSocket.connect(port: port, receiveBuffer: receiveBuffer)
     }
 
     deinit { close() }
 
-    func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         Glibc.close(fd)
@@ -46,7 +26,7 @@ final class SlowSocket: @unchecked Sendable {
 
     /// Sends all of `bytes`; false when the server closed the connection.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    package func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -58,7 +38,7 @@ final class SlowSocket: @unchecked Sendable {
 
     /// Reads (and discards) until the server closes the connection; true when it did within
     /// `timeout`, false when the connection is still open then.
-    func drainUntilClosed(timeout: Duration) -> Bool {
+    package func drainUntilClosed(timeout: Duration) -> Bool {
         var wait = timeval(tv_sec: 0, tv_usec: 200_000)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         let deadline = ContinuousClock.now + timeout
@@ -72,7 +52,7 @@ final class SlowSocket: @unchecked Sendable {
     }
 
     /// True when the server has not closed the connection (nothing to read, no end of stream).
-    var isOpen: Bool {
+    package var isOpen: Bool {
         var byte: UInt8 = 0
         let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         return count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -81,14 +61,14 @@ final class SlowSocket: @unchecked Sendable {
 
 /// Slowloris clients: `count` connections that each send a request header one byte at a time,
 /// a byte every `interval`, and never finish it. Runs on a thread of its own until `stop`.
-final class Slowloris: Sendable {
+package final class Slowloris: Sendable {
     private let sockets: [SlowSocket]
     private let stopped = Atomic<Bool>(false)
     private let done = DispatchSemaphore(value: 0)
     /// The header they crawl through: it never ends (no blank line), only grows.
-    static let header = Array("GET /v1/providers/acme/trips/t-1/journey HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
+    package static let header = Array("GET /v1/providers/acme/trips/t-1/journey HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
 
-    init(count: Int, port: UInt16, interval: Duration = .milliseconds(500)) throws {
+    package init(count: Int, port: UInt16, interval: Duration = .milliseconds(500)) throws {
         sockets = try (0..<count).map { _ in try SlowSocket(port: port) }
         let thread = Thread { [self] in
             var sent = 0
@@ -104,9 +84,9 @@ final class Slowloris: Sendable {
     }
 
     /// How many of the connections the server still holds open.
-    var openCount: Int { sockets.filter(\.isOpen).count }
+    package var openCount: Int { sockets.filter(\.isOpen).count }
 
-    func stop() {
+    package func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         done.wait()
         for socket in sockets { socket.close() }
