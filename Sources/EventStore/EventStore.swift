@@ -152,19 +152,21 @@ package final class EventStore: Sendable {
     private func read(_ what: String, _ sql: String, _ parameters: [String?]) async throws(EventStoreError) -> [RecordedEvent] {
         do {
             return try await pool.withConnection { connection in
-                try connection.query(sql, parameters).rows.map(Self.decode)
+                try connection.query(sql, parameters, decode: Self.decode)
             }
         } catch {
             throw EventStoreError.wrapping(error, what)
         }
     }
 
-    /// Decodes a row selected with `columns`.
-    package static func decode(_ row: Row) throws -> RecordedEvent {
+    /// Decodes a row selected with `columns`, in place: the JSON of `data` and `metadata` is parsed
+    /// straight from libpq's buffer.
+    package static func decode(_ row: RawRow) throws -> RecordedEvent {
         RecordedEvent(
             globalPosition: try row.int64(0), transactionId: try row.uint64(1), streamId: try row.string(2),
             streamVersion: try row.int64(3), id: try row.uuid(4), type: try row.string(5),
-            data: try JSONValue.parse(try row.string(6)), metadata: try JSONValue.parse(try row.string(7)),
+            data: try row.withBytes(6) { bytes throws(JSONError) in try JSONValue.parse(bytes) },
+            metadata: try row.withBytes(7) { bytes throws(JSONError) in try JSONValue.parse(bytes) },
             recordedAtMicros: try row.int64(8), hash: try row.bytes(9))
     }
 }

@@ -22,17 +22,22 @@ package enum PostgresText {
 
     /// Decodes `\x...` hex `bytea` output; nil when the text is not in that format.
     package static func decodeHexBytea(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { decodeHexBytea($0) }
+    }
+
+    /// `decodeHexBytea` over the bytes of the text form, read in place.
+    package static func decodeHexBytea(_ utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard utf8.count >= 2, utf8[0] == UInt8(ascii: "\\"), utf8[1] == UInt8(ascii: "x"), utf8.count % 2 == 0 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity((utf8.count - 2) / 2)
-        var i = 2
-        while i < utf8.count {
-            guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
+        return [UInt8](unsafeUninitializedCapacity: (utf8.count - 2) / 2) { out, initialized in
+            var i = 2
+            while i < utf8.count {
+                guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else { return }
+                out[initialized] = hi << 4 | lo
+                initialized += 1
+                i += 2
+            }
+        }.nilUnlessCount((utf8.count - 2) / 2)
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {
@@ -48,25 +53,70 @@ package enum PostgresText {
     /// append path once per event); nil for anything else.
     package static func parseUUID(_ text: String) -> UUID? {
         var text = text
-        return text.withUTF8 { utf8 -> UUID? in
-            guard utf8.count == 36 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: 16)
+        return text.withUTF8 { parseUUID($0) }
+    }
+
+    /// `parseUUID` over the bytes of the text form, read in place.
+    package static func parseUUID(_ utf8: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard utf8.count == 36 else { return nil }
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed = withUnsafeMutableBytes(of: &uuid) { bytes -> Bool in
             var out = 0
             var i = 0
             while i < 36 {
                 if i == 8 || i == 13 || i == 18 || i == 23 {
-                    guard utf8[i] == UInt8(ascii: "-") else { return nil }
+                    guard utf8[i] == UInt8(ascii: "-") else { return false }
                     i += 1
                     continue
                 }
-                guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else { return nil }
+                guard let hi = nibble(utf8[i]), let lo = nibble(utf8[i + 1]) else { return false }
                 bytes[out] = hi << 4 | lo
                 out += 1
                 i += 2
             }
-            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            return true
         }
+        return parsed ? UUID(uuid: uuid) : nil
+    }
+
+    /// A decimal integer in PostgreSQL's text form (optional `-`, digits), read in place; nil on
+    /// anything else or on overflow.
+    package static func parseInt64(_ utf8: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var i = 0
+        let negative = utf8.first == UInt8(ascii: "-")
+        if negative { i = 1 }
+        guard i < utf8.count else { return nil }
+        var magnitude: UInt64 = 0
+        while i < utf8.count {
+            let digit = utf8[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
+            guard !o1, !o2 else { return nil }
+            magnitude = sum
+            i += 1
+        }
+        if negative {
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return Int64(magnitude)
+    }
+
+    /// A non-negative decimal integer (an `xid8`), read in place; nil on anything else or on overflow.
+    package static func parseUInt64(_ utf8: UnsafeBufferPointer<UInt8>) -> UInt64? {
+        guard !utf8.isEmpty else { return nil }
+        var value: UInt64 = 0
+        for byte in utf8 {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
+            guard !o1, !o2 else { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// An array literal (`{"a","b",NULL}`) for a `text[]`-like parameter; every element is quoted and
@@ -127,4 +177,9 @@ package enum PostgresText {
                           Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(micros))
         return date
     }
+}
+
+private extension Array {
+    /// The array when it has exactly `count` elements (a decoder filled it completely), else nil.
+    func nilUnlessCount(_ count: Int) -> Self? { self.count == count ? self : nil }
 }

@@ -181,3 +181,62 @@ import Synchronization
         }
     }
 }
+
+@Suite struct InPlaceParsingTests {
+    private func bytes<T>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        var text = text
+        return text.withUTF8(body)
+    }
+
+    @Test func integersParseInPlaceAcrossTheWholeRangeAndRejectEverythingElse() {
+        for value: Int64 in [0, 7, -7, 1_234_567_890, Int64.max, Int64.min] {
+            #expect(bytes(String(value), PostgresText.parseInt64) == value)
+        }
+        for bad in ["", "-", "+1", "1.5", "12a", " 1", "9223372036854775808", "-9223372036854775809", "99999999999999999999"] {
+            #expect(bytes(bad, PostgresText.parseInt64) == nil, "\(bad)")
+        }
+        #expect(bytes(String(UInt64.max), PostgresText.parseUInt64) == UInt64.max)
+        for bad in ["", "-1", "18446744073709551616", "1e3"] {
+            #expect(bytes(bad, PostgresText.parseUInt64) == nil, "\(bad)")
+        }
+    }
+
+    @Test func hexByteaAndUUIDsParseInPlaceLikeTheirStringForms() {
+        #expect(bytes("\\x00ff10Ab", { PostgresText.decodeHexBytea($0) }) == [0x00, 0xFF, 0x10, 0xAB])
+        #expect(bytes("\\x", { PostgresText.decodeHexBytea($0) }) == [])
+        for bad in ["", "x00", "\\x0", "\\x0g", "\\y00"] {
+            #expect(bytes(bad, { PostgresText.decodeHexBytea($0) }) == nil, "\(bad)")
+        }
+        let id = UUID()
+        #expect(bytes(id.uuidString.lowercased(), { PostgresText.parseUUID($0) }) == id)
+        #expect(bytes("x" + id.uuidString.dropFirst(), { PostgresText.parseUUID($0) }) == nil)
+    }
+
+    @Test func rowsDecodedInPlaceMatchTheTextRowsAndNullsAreErrors() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                let sql = """
+                    SELECT n::bigint, (n * 1000)::text::xid8, 'ü-' || n, gen_random_uuid(), decode(md5(n::text), 'hex'), '{"n":' || n || '}', NULL::text
+                    FROM generate_series(-2, 2) n
+                    """
+                let text = try connection.query(sql).rows
+                struct Decoded: Equatable { let n: Int64; let x: UInt64; let s: String; let b: [UInt8]; let json: String }
+                let raw = try connection.query(sql, []) { row in
+                    #expect(row.isNull(6))
+                    #expect(throws: PostgresError.self) { try row.string(6) }
+                    #expect(throws: PostgresError.self) { try row.int64(2) }
+                    _ = try row.uuid(3)
+                    return Decoded(n: try row.int64(0), x: try row.uint64(1), s: try row.string(2), b: try row.bytes(4),
+                                   json: try row.withBytes(5) { String(decoding: $0, as: UTF8.self) })
+                }
+                let expected = try text.map {
+                    Decoded(n: try $0.int64(0), x: try $0.uint64(1), s: try $0.string(2), b: try $0.bytes(4), json: try $0.string(5))
+                }
+                #expect(raw == expected)
+                #expect(raw.count == 5)
+                #expect(throws: PostgresError.self) { _ = try connection.query("SELECT 1/0", []) { row in try row.int64(0) } }
+            }
+        }
+    }
+}
