@@ -67,7 +67,7 @@ extension EventStore {
         let sql = "SELECT \(Self.columns) FROM events WHERE \(conditions.joined(separator: " AND ")) ORDER BY stream_version LIMIT $4"
         do {
             return try await pool.withConnection { connection in
-                try connection.query(sql, bound, decode: Self.decode)
+                try Self.events(connection, sql, bound)
             }
         } catch {
             throw EventStoreError.wrapping(error, "read history of \(stream)")

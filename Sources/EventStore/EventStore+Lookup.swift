@@ -12,7 +12,7 @@ extension EventStore {
         guard !ids.isEmpty else { return [] }
         do {
             return try await pool.withConnection { connection in
-                try connection.query(Self.eventsByIdSQL, [PostgresText.arrayLiteral(ids.map(\.uuidString))], decode: Self.decode)
+                try Self.events(connection, Self.eventsByIdSQL, [PostgresText.arrayLiteral(ids.map(\.uuidString))])
             }
         } catch {
             throw EventStoreError.wrapping(error, "read events by id")

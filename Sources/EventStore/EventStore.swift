@@ -152,11 +152,18 @@ package final class EventStore: Sendable {
     private func read(_ what: String, _ sql: String, _ parameters: [String?]) async throws(EventStoreError) -> [RecordedEvent] {
         do {
             return try await pool.withConnection { connection in
-                try connection.query(sql, parameters, decode: Self.decode)
+                try Self.events(connection, sql, parameters)
             }
         } catch {
             throw EventStoreError.wrapping(error, what)
         }
+    }
+
+    /// The events a query selecting `columns` returns, decoded in place.
+    static func events(_ connection: Connection, _ sql: String, _ parameters: [String?]) throws -> [RecordedEvent] {
+        var events: [RecordedEvent] = []
+        try connection.forEachRow(sql, parameters) { row in events.append(try decode(row)) }
+        return events
     }
 
     /// Decodes a row selected with `columns`, in place: the JSON of `data` and `metadata` is parsed

@@ -28,6 +28,12 @@ extension JSONValue {
         return try parse(copy, maxDepth: maxDepth)
     }
 
+    /// The byte form over a buffer read in place (not generic, so callers in other modules need no
+    /// specialization: the feed decodes every event's JSON through it).
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = 64) throws(JSONError) -> JSONValue {
+        try JSONParser.parse(bytes, maxDepth: maxDepth)
+    }
+
     /// Parses one strict RFC 8259 JSON document from the UTF-8 of `text`.
     ///
     /// The same rules as the byte form; offsets are into `text.utf8`.

@@ -105,12 +105,11 @@ package final class Connection {
         return try consume(result, context: "statement")
     }
 
-    /// Runs one statement with text parameters and decodes each row in place with `decode`, without
+    /// Runs one statement with text parameters and hands each row to `body` in place, without
     /// copying every value into a `String` first (the feed's hot path: thousands of rows a page).
     ///
-    /// The `RawRow` handed to `decode` reads libpq's result directly and is valid only during that call.
-    package func query<T>(_ sql: String, _ parameters: [String?] = [],
-                          decode: (RawRow) throws -> T) throws -> [T] {
+    /// The `RawRow` handed to `body` reads libpq's result directly and is valid only during that call.
+    package func forEachRow(_ sql: String, _ parameters: [String?] = [], _ body: (RawRow) throws -> Void) throws {
         let conn = try requireHandle()
         let result = ParameterBuffer(parameters).withPointers { count, values in
             PQexecParams(conn, sql, count, nil, values, nil, nil, 0)
@@ -118,14 +117,11 @@ package final class Connection {
         guard let result else { throw lostOrFailed("statement returned no result") }
         defer { PQclear(result) }
         try check(result, context: "statement")
-        let rowCount = Int(PQntuples(result))
+        let rowCount = PQntuples(result)
         let columnCount = Int(PQnfields(result))
-        var rows: [T] = []
-        rows.reserveCapacity(rowCount)
         for row in 0..<rowCount {
-            rows.append(try decode(RawRow(result: result, row: Int32(row), columnCount: columnCount)))
+            try body(RawRow(result: result, row: row, columnCount: columnCount))
         }
-        return rows
     }
 
     /// Runs one statement without parameters (DDL, `BEGIN`, multi-statement migration text).

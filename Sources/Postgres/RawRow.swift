@@ -5,8 +5,8 @@ import Foundation
 /// `Connection.query(_:_:decode:)`). Valid only inside the `decode` call that received it: never
 /// store it or a buffer it handed out.
 package struct RawRow {
-    private let result: OpaquePointer
-    private let row: Int32
+    @usableFromInline let result: OpaquePointer
+    @usableFromInline let row: Int32
     package let columnCount: Int
 
     init(result: OpaquePointer, row: Int32, columnCount: Int) {
@@ -15,11 +15,13 @@ package struct RawRow {
         self.columnCount = columnCount
     }
 
+    @inlinable
     package func isNull(_ column: Int) -> Bool {
         PQgetisnull(result, row, Int32(column)) == 1
     }
 
     /// Calls `body` with the bytes of a non-null column's text form.
+    @inlinable
     package func withBytes<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
         guard column < columnCount, !isNull(column) else {
             throw PostgresError(.protocolViolation, "column \(column) is NULL or missing")

@@ -148,8 +148,11 @@ struct BenchPeer {
              try await peer("writers", ["--seconds", seconds, "--writers", String(options.writers)], pool: pool))
         pair("500-event batches (appendBatch / save of 500 aggregates)", try await bench.batched(store: store, submitters: 1),
              try await peer("batch", ["--events", String(options.events), "--batch", "500"], pool: pool))
-        pair("read the whole log, pages of \(BenchTable.grouped(Self.readPage)) (readAll / notification log)", try await readAll(store: store, pool: pool),
-             try await peer("read", ["--page", String(Self.readPage)], pool: pool))
+        let peerRead = try await peer("read", ["--page", String(Self.readPage)], pool: pool)
+        pair("read the whole log, pages of \(BenchTable.grouped(Self.readPage)) (readAll / notification log)",
+             try await readAll(store: store, pool: pool, readAhead: false), peerRead)
+        pair("the same, our next page read while the last is decoded (as rebuilds read) / the peer's read above",
+             try await readAll(store: store, pool: pool, readAhead: true), peerRead)
 
         let header = ["case", "waymark events", "waymark events/s", "peer events", "peer events/s", "waymark ÷ peer"]
         let cells = pairs.map { name, ours, peer in
@@ -173,18 +176,25 @@ struct BenchPeer {
     }
 
     /// The whole global feed through `readAll`, pages of `readPage`; must return every row of `events`.
-    private func readAll(store: EventStore, pool: ConnectionPool) async throws -> BenchTable.Row {
-        let name = "readAll"
+    /// With `readAhead`, the next page is requested before the current one is counted, as
+    /// `Rebuilder.replay` reads (the read and its decoding run on a pool thread meanwhile).
+    private func readAll(store: EventStore, pool: ConnectionPool, readAhead: Bool) async throws -> BenchTable.Row {
+        let name = readAhead ? "readAll, read ahead" : "readAll"
         let inTable = Int(try await pool.query("SELECT count(*) FROM events").first?.int64(0) ?? -1)
         let clock = ContinuousClock()
         let started = clock.now
-        var position = FeedPosition.start
         var read = 0
-        while true {
-            let page = try await store.readAll(after: position, limit: Self.readPage)
-            guard let last = page.last else { break }
-            read += page.count
-            position = FeedPosition(transactionId: last.transactionId, globalPosition: last.globalPosition)
+        var page = try await store.readAll(after: .start, limit: Self.readPage)
+        while let last = page.last {
+            let after = FeedPosition(transactionId: last.transactionId, globalPosition: last.globalPosition)
+            if readAhead {
+                let next = Task { try await store.readAll(after: after, limit: Self.readPage) }
+                read += page.count
+                page = try await next.value
+            } else {
+                read += page.count
+                page = try await store.readAll(after: after, limit: Self.readPage)
+            }
         }
         let elapsed = clock.now - started
         guard read == inTable else { throw BenchFailure("\(name): read \(read) events, the events table holds \(inTable)") }

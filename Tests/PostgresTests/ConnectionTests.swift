@@ -222,20 +222,21 @@ import Synchronization
                     """
                 let text = try connection.query(sql).rows
                 struct Decoded: Equatable { let n: Int64; let x: UInt64; let s: String; let b: [UInt8]; let json: String }
-                let raw = try connection.query(sql, []) { row in
+                var raw: [Decoded] = []
+                try connection.forEachRow(sql, []) { row in
                     #expect(row.isNull(6))
                     #expect(throws: PostgresError.self) { try row.string(6) }
                     #expect(throws: PostgresError.self) { try row.int64(2) }
                     _ = try row.uuid(3)
-                    return Decoded(n: try row.int64(0), x: try row.uint64(1), s: try row.string(2), b: try row.bytes(4),
-                                   json: try row.withBytes(5) { String(decoding: $0, as: UTF8.self) })
+                    raw.append(Decoded(n: try row.int64(0), x: try row.uint64(1), s: try row.string(2), b: try row.bytes(4),
+                                       json: try row.withBytes(5) { String(decoding: $0, as: UTF8.self) }))
                 }
                 let expected = try text.map {
                     Decoded(n: try $0.int64(0), x: try $0.uint64(1), s: try $0.string(2), b: try $0.bytes(4), json: try $0.string(5))
                 }
                 #expect(raw == expected)
                 #expect(raw.count == 5)
-                #expect(throws: PostgresError.self) { _ = try connection.query("SELECT 1/0", []) { row in try row.int64(0) } }
+                #expect(throws: PostgresError.self) { try connection.forEachRow("SELECT 1/0", []) { row in _ = try row.int64(0) } }
             }
         }
     }
