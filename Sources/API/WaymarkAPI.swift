@@ -47,18 +47,20 @@ package final class WaymarkAPI: Sendable {
     ///   - horizonWarningSeconds: how old the feed's horizon (the oldest open transaction) may get before `/readyz` warns.
     ///   - journeyPollInterval: how often riders' trips are re-read while another node owns the journey projection
     ///     (a fallback: that node's NOTIFY brings changes at once; see `JourneyHub`).
+    ///   - aggregateCache: Trip and Vehicle states the command side keeps per kind (least recently used evicted).
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
                  horizonWarningSeconds: Double = 30,
                  webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
-                 replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1)) {
+                 replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1),
+                 aggregateCache: Int = WaymarkAPI.defaultAggregateCache) {
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
         self.runners = runners
         self.authenticator = authenticator
         self.log = log
-        let repository = AggregateRepository(store: store)
+        let repository = AggregateRepository(store: store, capacity: aggregateCache)
         var readModel = FleetReadModel(pool: store.pool, runner: runners.first { $0.name == FleetResourceProjection.name })
         readModel.consistencyTimeout = consistencyTimeout
         readModel.mirror = mirror

@@ -10,22 +10,31 @@
    that hang up while their stream connection is suspended (MHD does not poll those). */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+/* mallopt is not in Glibc's Swift module. */
+#include <malloc.h>
+
+/* Limits glibc's malloc to `arenas` arenas (M_ARENA_MAX); returns 1 on success. */
+static inline int
+waymark_limit_malloc_arenas(int arenas) {
+  return mallopt(M_ARENA_MAX, arenas);
+}
 
 /* Swift cannot call C variadic functions, and MHD_start_daemon, MHD_get_connection_info and
    MHD_get_daemon_info are variadic. These non-variadic wrappers are the only shims: the
    Clang importer compiles header inline functions itself, so no C target is needed. */
 
 /* Starts a daemon bound to `address` with the options the HTTP module uses. Optional options
-   (a thread pool when `thread_pool_size` > 1, a logger when `logger` is not NULL) go through one
+   (a thread pool when `thread_pool_size` > 1, a per-connection memory pool of
+   `connection_memory_limit` bytes when it is not 0, a logger when `logger` is not NULL) go through one
    MHD_OPTION_ARRAY, so a single variadic call covers every combination. */
 static inline struct MHD_Daemon *
 waymark_mhd_start(unsigned int flags, uint16_t port, const struct sockaddr *address,
                   MHD_AccessHandlerCallback handler, void *handler_cls,
                   MHD_RequestCompletedCallback completed, void *completed_cls,
                   unsigned int thread_pool_size, unsigned int connection_limit,
-                  unsigned int connection_timeout_seconds,
+                  unsigned int connection_timeout_seconds, size_t connection_memory_limit,
                   MHD_LogCallback logger, void *logger_cls) {
-  struct MHD_OptionItem options[8];
+  struct MHD_OptionItem options[10];
   int count = 0;
   options[count++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *) address };
   options[count++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) completed, completed_cls };
@@ -33,6 +42,8 @@ waymark_mhd_start(unsigned int flags, uint16_t port, const struct sockaddr *addr
   options[count++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds, NULL };
   if (thread_pool_size > 1)
     options[count++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size, NULL };
+  if (connection_memory_limit > 0)
+    options[count++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) connection_memory_limit, NULL };
   if (logger != NULL)
     options[count++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t) logger, logger_cls };
   options[count++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };

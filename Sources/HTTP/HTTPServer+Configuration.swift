@@ -23,6 +23,14 @@ extension HTTPServer {
         /// kernel's socket buffers take); a write past it drops the stream and closes its
         /// connection. Streams made with their own `maxBufferedBytes` keep theirs.
         package var streamBufferBytes: Int = 1 << 20
+        /// libmicrohttpd's memory pool per connection, which holds a request's headers and the
+        /// read and write buffers (MHD's own default is 32 KiB). Every open connection, stream or
+        /// idle keep-alive, holds one. A request whose headers do not fit is answered 431 by
+        /// libmicrohttpd and the connection closed.
+        package var connectionMemoryBytes: Int = Configuration.defaultConnectionMemoryBytes
+        /// 16 KiB: room for headers of several KiB (a bearer token of 2–4 KiB included) and
+        /// read buffers, half of MHD's default.
+        package static let defaultConnectionMemoryBytes = 16 << 10
         /// Renders the errors the server produces itself (413 body too large, 503 shutting down,
         /// 500 for an invalid handler status). A handler that traps takes the process down, so
         /// there is no 500 for that.
@@ -41,6 +49,7 @@ extension HTTPServer {
             connectionTimeoutSeconds: Int = 60,
             connectionLimit: Int = 4096,
             streamBufferBytes: Int = 1 << 20,
+            connectionMemoryBytes: Int = Configuration.defaultConnectionMemoryBytes,
             errorBody: @escaping @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
                 = Configuration.defaultErrorBody,
             diagnostics: (@Sendable (_ message: String) -> Void)? = nil
@@ -52,6 +61,7 @@ extension HTTPServer {
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
             self.connectionLimit = connectionLimit
             self.streamBufferBytes = streamBufferBytes
+            self.connectionMemoryBytes = connectionMemoryBytes
             self.errorBody = errorBody
             self.diagnostics = diagnostics
         }

@@ -16,7 +16,10 @@ import Synchronization
 package final class DocumentMirror: Sendable {
     private struct State {
         var valid = false
-        var documents: [String: JSONValue] = [:]
+        /// Each document as its compact JSON bytes: a `JSONValue` tree costs several times its
+        /// encoded size (per-node enum payloads, member arrays, lexeme strings), and a mirror holds
+        /// every document of its projection. Readers get a freshly parsed tree.
+        var documents: [String: [UInt8]] = [:]
     }
 
     /// What an observer hears.
@@ -52,19 +55,41 @@ package final class DocumentMirror: Sendable {
 
     /// The document, `.some(nil)` when it is known not to exist, or nil when the mirror cannot say.
     package func document(_ collection: String, _ key: String) -> JSONValue?? {
+        guard let stored = documentBytes(collection, key) else { return nil }
+        guard let bytes = stored else { return .some(nil) }
+        // The bytes were written by `compactBytes`; if they ever failed to parse, the mirror cannot say.
+        do {
+            return .some(try JSONValue.parse(bytes))
+        } catch {
+            return nil
+        }
+    }
+
+    /// The document's compact JSON bytes, `.some(nil)` when it is known not to exist, or nil when
+    /// the mirror cannot say.
+    package func documentBytes(_ collection: String, _ key: String) -> [UInt8]?? {
         state.withLock { state in
             guard state.valid else { return nil }
             return .some(state.documents[Self.id(collection, key)])
         }
     }
 
+    /// Compact bytes with no spare capacity (the writer's buffer grows by doubling).
+    private static func encode(_ document: JSONValue) -> [UInt8] {
+        let bytes = document.compactBytes()
+        return bytes.capacity > bytes.count + bytes.count / 8 ? Array(unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        } : bytes
+    }
+
     /// Whether readers may use the mirror.
     package var isValid: Bool { state.withLock { $0.valid } }
 
     func reset(_ documents: [DocumentChange]) {
-        var copy: [String: JSONValue] = [:]
+        var copy: [String: [UInt8]] = [:]
+        copy.reserveCapacity(documents.count)
         for change in documents where collections?.contains(change.collection) ?? true {
-            if let document = change.document { copy[Self.id(change.collection, change.key)] = document }
+            if let document = change.document { copy[Self.id(change.collection, change.key)] = Self.encode(document) }
         }
         state.withLock {
             $0.documents = copy
@@ -75,9 +100,10 @@ package final class DocumentMirror: Sendable {
 
     func apply(_ changes: [DocumentChange]) {
         let kept = collections.map { kept in changes.filter { kept.contains($0.collection) } } ?? changes
+        let encoded = kept.map { (Self.id($0.collection, $0.key), $0.document.map(Self.encode)) }
         state.withLock { state in
-            for change in kept {
-                state.documents[Self.id(change.collection, change.key)] = change.document
+            for (id, bytes) in encoded {
+                state.documents[id] = bytes
             }
         }
         if !kept.isEmpty { notify(.applied(kept)) }

@@ -245,7 +245,7 @@ struct BenchMemory {
             "target: the server below \(Self.megabytes(target)) with \(BenchTable.grouped(options.vehicles)) vehicles, \(BenchTable.grouped(options.trips)) active trips and \(BenchTable.grouped(options.streams)) streams: "
                 + "\(met ? "met" : "NOT met") (peak VmHWM \(Self.megabytes(peak)), VmRSS at the end \(Self.megabytes(last)))",
             "server: `waymark serve` as a child process (2 MHD threads, projection runners with the fleet and journey mirrors), figures from /proc/<pid>/status (VmRSS: resident now; VmHWM: the highest resident so far)"
-                + (options.mallocArenaMax.map { "; MALLOC_ARENA_MAX=\($0)" } ?? "; glibc malloc defaults (MALLOC_ARENA_MAX unset)"),
+                + (options.mallocArenaMax.map { "; MALLOC_ARENA_MAX=\($0)" } ?? "; MALLOC_ARENA_MAX unset (the server limits malloc to \(MemorySettings.defaultMallocArenas) arenas itself)"),
             "load: vehicles and trips created one request each over \(Self.seedConnections) keep-alive connections; positions by vehicles:reportLocations, \(Self.reportsPerRequest) reports a request, paced at \(BenchTable.grouped(options.reportRate)) reports/s while the streams are open; each stream a rider (consumer token) of its own trip",
         ]
         return BenchTable.render(header: ["stage", "VmRSS", "VmHWM (peak)", "detail"], cells: cells, notes: notes, format: format)

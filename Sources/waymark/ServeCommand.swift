@@ -32,6 +32,8 @@ enum ServeCommand {
         let webhookSettings = try WebhookSettings.load(environment)
         let grpcSettings = try GRPCSettings.load(environment, flags: flags)
         let streamLimits = try StreamLimits.load(environment)
+        let memory = try MemorySettings.load(environment)
+        MemorySettings.limitMallocArenas(environment)
         let replicaSettings = try ReplicaSettings.load(environment, flags: flags)
         let scaleOut = try ScaleOutSettings.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
@@ -75,7 +77,7 @@ enum ServeCommand {
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
                                  webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals, replica: replica,
-                                 journeyPollInterval: scaleOut.journeyPollInterval)
+                                 journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()
@@ -84,7 +86,8 @@ enum ServeCommand {
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
-                                     streamBufferBytes: streamLimits.streamBufferBytes, errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
+                                     streamBufferBytes: streamLimits.streamBufferBytes,
+                                     connectionMemoryBytes: memory.connectionMemoryBytes, errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
                 handler: DemoHandler(api: api, secret: secret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo),
                 observer: { exchange in
                     accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [

@@ -28,18 +28,25 @@ final class AggregateRepository: Sendable {
         var behind = false
     }
 
-    private let trips = Mutex<[String: Entry<Trip.State>]>([:])
-    private let vehicles = Mutex<[String: Entry<Vehicle.State>]>([:])
+    private let trips: Mutex<RecentCache<Entry<Trip.State>>>
+    private let vehicles: Mutex<RecentCache<Entry<Vehicle.State>>>
     /// Where this node's latest append to each stream sits in the feed, until a read has seen it applied.
     private let written = Mutex<[String: FeedPosition]>([:])
     /// The feed position of this node's latest append to any stream.
     private let latest = Mutex<FeedPosition?>(nil)
-    /// Streams kept per aggregate kind before the cache is cleared (a cheap bound, not an LRU).
-    private let capacity: Int
+    /// Unseen writes remembered before that map is cleared (a cheap bound: entries are small and
+    /// dropped as reads see them applied).
+    private let writtenCapacity = 200_000
 
-    init(store: EventStore, capacity: Int = 200_000) {
+    /// The default number of streams cached per aggregate kind.
+    static let defaultCapacity = 10_000
+
+    /// `capacity`: streams cached per aggregate kind, least recently used evicted first. Only a
+    /// cache: a miss reloads the stream from the store.
+    init(store: EventStore, capacity: Int = AggregateRepository.defaultCapacity) {
         self.store = store
-        self.capacity = capacity
+        trips = Mutex(RecentCache(capacity: capacity))
+        vehicles = Mutex(RecentCache(capacity: capacity))
     }
 
     static func tripStream(provider: String, tripId: String) -> String { "trip:\(provider)/\(tripId)" }
@@ -53,8 +60,8 @@ final class AggregateRepository: Sendable {
         try await load(VehicleAggregate.self, Self.vehicleStream(provider: provider, vehicleId: vehicleId), cache: vehicles)
     }
 
-    private func load<A: Aggregate>(_: A.Type, _ stream: String, cache: borrowing Mutex<[String: Entry<A.State>]>) async throws(APIError) -> Loaded<A.State> {
-        let cached = cache.withLock { $0[stream] }
+    private func load<A: Aggregate>(_: A.Type, _ stream: String, cache: borrowing Mutex<RecentCache<Entry<A.State>>>) async throws(APIError) -> Loaded<A.State> {
+        let cached = cache.withLock { $0.get(stream) }
         if let cached, !cached.behind { return cached.loaded }
         // A cached state is a committed prefix of the stream: catch up from its version.
         var loaded = cached?.loaded ?? Loaded(state: A.initial, version: 0)
@@ -83,12 +90,10 @@ final class AggregateRepository: Sendable {
         return loaded
     }
 
-    private func remember<S>(_ loaded: Loaded<S>, _ stream: String, cache: borrowing Mutex<[String: Entry<S>]>) {
-        let capacity = self.capacity
+    private func remember<S>(_ loaded: Loaded<S>, _ stream: String, cache: borrowing Mutex<RecentCache<Entry<S>>>) {
         cache.withLock { entries in
-            if let cached = entries[stream], cached.loaded.version > loaded.version { return }
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[stream] = Entry(loaded: loaded)
+            if let cached = entries.peek(stream), cached.loaded.version > loaded.version { return }
+            entries.set(stream, Entry(loaded: loaded))
         }
     }
 
@@ -133,7 +138,7 @@ final class AggregateRepository: Sendable {
     func committed<A: Aggregate>(_ pending: Pending<A>, _ result: AppendResult) {
         if let position = result.feedPosition {
             latest.withLock { latest in latest = max(latest ?? position, position) }
-            let capacity = self.capacity
+            let capacity = writtenCapacity
             written.withLock { written in
                 if let known = written[pending.stream], known >= position { return }
                 if written.count >= capacity { written.removeAll(keepingCapacity: true) }
@@ -170,8 +175,8 @@ final class AggregateRepository: Sendable {
 
     /// Marks a stream whose cached state turned out to be behind (after a conflict): the next load catches up.
     func forget(_ stream: String) {
-        trips.withLock { $0[stream]?.behind = true }
-        vehicles.withLock { $0[stream]?.behind = true }
+        trips.withLock { $0.modify(stream) { $0.behind = true } }
+        vehicles.withLock { $0.modify(stream) { $0.behind = true } }
     }
 
     /// Appends in one transaction; results in order.

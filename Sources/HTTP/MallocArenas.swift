@@ -1,0 +1,12 @@
+internal import CMicroHTTPD
+
+/// glibc's malloc arenas, limited for a server with many threads (libmicrohttpd's, the Swift
+/// executor's, libpq's): by default glibc may create up to 8 arenas per core, and each keeps its
+/// own partly used pages.
+package enum MallocArenas {
+    /// Limits malloc to `arenas` arenas; call before threads start. False if glibc refused.
+    @discardableResult
+    package static func limit(to arenas: Int32) -> Bool {
+        waymark_limit_malloc_arenas(arenas) == 1
+    }
+}

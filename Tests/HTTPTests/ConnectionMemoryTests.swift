@@ -1,0 +1,71 @@
+import Foundation
+import HTTP
+import Testing
+
+@Suite("HTTPServer: the per-connection memory pool (request headers must fit)")
+struct ConnectionMemoryTests {
+    @Test(.timeLimit(.minutes(1)))
+    func theDefaultPoolIsSixteenKiB() {
+        #expect(HTTPServer.Configuration(port: 0).connectionMemoryBytes == 16 << 10)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func headersOfEightKiBWithALongBearerTokenReachTheHandlerIntact() async throws {
+        let seen = Recorder<HTTPRequest>()
+        let token = String(repeating: "a", count: 4096)
+        let extra = String(repeating: "b", count: 3500)
+        let body = Array(String(repeating: "{\"x\":1}", count: 4000).utf8)  // 28 KB: larger than the pool
+        try await withServer(handler: { request in
+            seen.record(request)
+            return .text("bytes \(request.body.count)")
+        }) { server in
+            let port = server.port
+            let response = try await blocking {
+                try RawHTTPClient(port: port).exchange(
+                    "POST", "/v1/providers/p-1/vehicles:reportLocations",
+                    headers: [("Authorization", "Bearer \(token)"), ("X-Extra", extra), ("Content-Type", "application/json")], body: body)
+            }
+            #expect(response.status == 200)
+            #expect(response.text == "bytes \(body.count)")
+        }
+        let request = try #require(seen.all.first)
+        #expect(request.header("authorization") == "Bearer \(token)")
+        #expect(request.header("x-extra") == extra)
+        #expect(request.body == body)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func headersLargerThanThePoolAre431AndTheServerKeepsServing() async throws {
+        let calls = Recorder<String>()
+        try await withServer(handler: { request in
+            calls.record(request.path)
+            return .text("ok")
+        }) { server in
+            let port = server.port
+            let (tooLarge, next) = try await blocking {
+                let huge = String(repeating: "h", count: 20 * 1024)
+                let tooLarge = try RawHTTPClient(port: port).exchange("GET", "/huge", headers: [("X-Huge", huge)])
+                let next = try RawHTTPClient(port: port).exchange("GET", "/after")
+                return (tooLarge, next)
+            }
+            #expect(tooLarge.status == 431)
+            #expect(next.status == 200)
+            #expect(next.text == "ok")
+        }
+        #expect(calls.all == ["/after"], "the handler never sees a request whose headers did not fit")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLargerConfiguredPoolAcceptsLargerHeaders() async throws {
+        try await withServer({ $0.connectionMemoryBytes = 64 << 10 }, handler: { request in
+            .text("\(request.header("x-huge")?.count ?? 0)")
+        }) { server in
+            let port = server.port
+            let response = try await blocking {
+                try RawHTTPClient(port: port).exchange("GET", "/huge", headers: [("X-Huge", String(repeating: "h", count: 20 * 1024))])
+            }
+            #expect(response.status == 200)
+            #expect(response.text == "\(20 * 1024)")
+        }
+    }
+}
