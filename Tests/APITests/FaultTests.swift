@@ -334,6 +334,9 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
                     accepted = true
                 }
                 let took = (ContinuousClock.now - start).components
+                // A request cut short by this task's own cancellation (the end of the load) got no
+                // answer because the test stopped waiting for it, not because the server failed.
+                if response == nil, Task.isCancelled { break }
                 // 200 only for an accepted report; -1 for a 200 whose report was not accepted.
                 answers.add(Answer(eventId: id, latitude: latitude, status: response.map { accepted ? $0.status : ($0.status == 200 ? -1 : $0.status) },
                                    errorStatus: response?.json["error"]?["status"]?.stringValue,
