@@ -110,17 +110,8 @@ struct BenchPeer {
     }
 
     func measure() async throws -> String {
-        let pool = ConnectionPool(.init(conninfo: url, size: 1, name: "bench"))
-        let store = EventStore(EventStore.Configuration(conninfo: url, readPoolSize: 1, committers: 2, maxGroupEvents: 5000, listen: false))
-        do {
-            let table = try await cases(store: store, pool: pool)
-            await store.shutdown()
-            await pool.shutdown()
-            return table
-        } catch {
-            await store.shutdown()
-            await pool.shutdown()
-            throw error
+        try await BenchStore.with(url: url, poolName: "bench", readPoolSize: 1, maxGroupEvents: 5000) { store, pool in
+            try await cases(store: store, pool: pool)
         }
     }
 

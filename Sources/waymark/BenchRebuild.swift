@@ -24,17 +24,8 @@ struct BenchRebuild {
 
     /// Loads the workload, runs the cases and returns the table.
     func run() async throws -> BenchTable {
-        let pool = ConnectionPool(.init(conninfo: url, size: 1, name: "bench-rebuild"))
-        let store = EventStore(EventStore.Configuration(conninfo: url, readPoolSize: 2, committers: 2, maxGroupEvents: 20_000, listen: false))
-        do {
-            let table = try await measure(store: store, pool: pool)
-            await store.shutdown()
-            await pool.shutdown()
-            return table
-        } catch {
-            await store.shutdown()
-            await pool.shutdown()
-            throw error
+        try await BenchStore.with(url: url, poolName: "bench-rebuild", readPoolSize: 2, maxGroupEvents: 20_000) { store, pool in
+            try await measure(store: store, pool: pool)
         }
     }
 
