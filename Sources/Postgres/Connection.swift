@@ -98,11 +98,7 @@ package final class Connection {
     /// Runs one statement with text parameters and returns its rows.
     @discardableResult
     package func query(_ sql: String, _ parameters: [String?] = []) throws(PostgresError) -> QueryResult {
-        let conn = try requireHandle()
-        let result = ParameterBuffer(parameters).withPointers { count, values in
-            PQexecParams(conn, sql, count, nil, values, nil, nil, 0)
-        }
-        return try consume(result, context: "statement")
+        try consume(try execParams(sql, parameters), context: "statement")
     }
 
     /// Runs one statement with text parameters and hands each row to `body` in place, without
@@ -110,17 +106,21 @@ package final class Connection {
     ///
     /// The `RawRow` handed to `body` reads libpq's result directly and is valid only during that call.
     package func forEachRow(_ sql: String, _ parameters: [String?] = [], _ body: (RawRow) throws -> Void) throws {
-        let conn = try requireHandle()
-        let result = ParameterBuffer(parameters).withPointers { count, values in
-            PQexecParams(conn, sql, count, nil, values, nil, nil, 0)
-        }
-        guard let result else { throw lostOrFailed("statement returned no result") }
+        guard let result = try execParams(sql, parameters) else { throw lostOrFailed("statement returned no result") }
         defer { PQclear(result) }
         try check(result, context: "statement")
         let rowCount = PQntuples(result)
         let columnCount = Int(PQnfields(result))
         for row in 0..<rowCount {
             try body(RawRow(result: result, row: row, columnCount: columnCount))
+        }
+    }
+
+    /// Sends one statement with text parameters and waits for its result (nil: none came back).
+    private func execParams(_ sql: String, _ parameters: [String?]) throws(PostgresError) -> OpaquePointer? {
+        let conn = try requireHandle()
+        return ParameterBuffer(parameters).withPointers { count, values in
+            PQexecParams(conn, sql, count, nil, values, nil, nil, 0)
         }
     }
 
@@ -192,16 +192,22 @@ package final class Connection {
 
     // MARK: - COPY
 
+    /// Sends a COPY statement and checks that the server entered the `expected` COPY state; returns the handle to stream on.
+    private func startCopy(_ sql: String, _ expected: ExecStatusType, _ direction: String) throws(PostgresError) -> OpaquePointer {
+        let conn = try requireHandle()
+        let start = PQexec(conn, sql)
+        guard let start, PQresultStatus(start) == expected else {
+            _ = try consume(start, context: "COPY")
+            throw PostgresError(.protocolViolation, "statement did not start COPY \(direction)")
+        }
+        PQclear(start)
+        return conn
+    }
+
     /// Runs `COPY ... FROM STDIN` with `data` already in COPY text format; returns the row count.
     @discardableResult
     package func copyIn(_ sql: String, data: [UInt8]) throws(PostgresError) -> Int {
-        let conn = try requireHandle()
-        let start = PQexec(conn, sql)
-        guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
-            _ = try consume(start, context: "COPY")
-            throw PostgresError(.protocolViolation, "statement did not start COPY FROM STDIN")
-        }
-        PQclear(start)
+        let conn = try startCopy(sql, PGRES_COPY_IN, "FROM STDIN")
         let sent = data.withUnsafeBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return 1 }
             return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { PQputCopyData(conn, $0, Int32(buffer.count)) }
@@ -220,13 +226,7 @@ package final class Connection {
     /// server (nothing is inserted) and the error is rethrown.
     @discardableResult
     package func copyIn(_ sql: String, streaming produce: (_ send: ([UInt8]) throws -> Void) throws -> Void) throws -> Int {
-        let conn = try requireHandle()
-        let start = PQexec(conn, sql)
-        guard let start, PQresultStatus(start) == PGRES_COPY_IN else {
-            _ = try consume(start, context: "COPY")
-            throw PostgresError(.protocolViolation, "statement did not start COPY FROM STDIN")
-        }
-        PQclear(start)
+        let conn = try startCopy(sql, PGRES_COPY_IN, "FROM STDIN")
         do {
             try produce { chunk throws(PostgresError) in
                 let sent = chunk.withUnsafeBufferPointer { buffer -> Int32 in
@@ -249,13 +249,7 @@ package final class Connection {
 
     /// Runs `COPY ... TO STDOUT` and hands each row's bytes (COPY format, newline included) to `body`.
     package func copyOut(_ sql: String, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
-        let conn = try requireHandle()
-        let start = PQexec(conn, sql)
-        guard let start, PQresultStatus(start) == PGRES_COPY_OUT else {
-            _ = try consume(start, context: "COPY")
-            throw PostgresError(.protocolViolation, "statement did not start COPY TO STDOUT")
-        }
-        PQclear(start)
+        let conn = try startCopy(sql, PGRES_COPY_OUT, "TO STDOUT")
         var rows = 0
         var buffer: UnsafeMutablePointer<CChar>?
         while true {
