@@ -39,26 +39,14 @@ extension BenchJourney {
         let elapsed = Self.seconds(started, .now)
         try await Task.sleep(for: .seconds(1))  // the last events on their way
 
-        var latencies: [Double] = []
-        var beforeAck = 0
         let reports = outcomes.flatMap(\.probes)
-        for report in reports {
-            guard let arrived = streams[report.vehicle].arrival(ofLatitude: report.latitude) else { continue }
-            let seconds = Self.seconds(report.acknowledged, arrived)
-            if seconds < 0 { beforeAck += 1 }
-            latencies.append(max(0, seconds))
-        }
-        latencies.sort()
-        func percentile(_ p: Double) -> Double {
-            guard !latencies.isEmpty else { return 0 }
-            return latencies[min(latencies.count - 1, Int((p * Double(latencies.count)).rounded(.up)) - 1)]
-        }
+        let seen = ProbeLatencies(reports, streams: streams)
         let accepted = outcomes.map(\.accepted).reduce(0, +)
         let failures = outcomes.map(\.failures).reduce(0, +)
         let requests = outcomes.map(\.requests).reduce(0, +)
-        logger.info("batch propagation: \(latencies.count) of \(reports.count) probe reports seen on the streams; \(accepted) reports accepted in \(requests) requests over \(String(format: "%.1f", elapsed)) s")
-        return Propagation(targetRate: targetRate, achievedRate: Double(accepted) / elapsed, probeReports: reports.count, matched: latencies.count,
-                           beforeAck: beforeAck, p50: percentile(0.5), p99: percentile(0.99), max: latencies.last ?? 0, loadErrors: failures,
+        logger.info("batch propagation: \(seen.sorted.count) of \(reports.count) probe reports seen on the streams; \(accepted) reports accepted in \(requests) requests over \(String(format: "%.1f", elapsed)) s")
+        return Propagation(targetRate: targetRate, achievedRate: Double(accepted) / elapsed, probeReports: reports.count, matched: seen.sorted.count,
+                           beforeAck: seen.beforeAck, p50: seen.percentile(0.5), p99: seen.percentile(0.99), max: seen.sorted.last ?? 0, loadErrors: failures,
                            reportsPerRequest: reportsPerRequest, requests: requests)
     }
 }

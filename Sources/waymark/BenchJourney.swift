@@ -79,23 +79,11 @@ struct BenchJourney {
         let loadRate = BenchHTTP.parse(name: "load", wrk: outcome.stdout, served: []).rate
         let loadErrors = BenchHTTP.parse(name: "load", wrk: outcome.stdout, served: []).errors
 
-        var latencies: [Double] = []
-        var beforeAck = 0
-        for report in probe.reports {
-            guard let arrived = streams[report.vehicle].arrival(ofLatitude: report.latitude) else { continue }
-            let seconds = Self.seconds(report.acknowledged, arrived)
-            if seconds < 0 { beforeAck += 1 }
-            latencies.append(max(0, seconds))
-        }
-        latencies.sort()
-        func percentile(_ p: Double) -> Double {
-            guard !latencies.isEmpty else { return 0 }
-            return latencies[min(latencies.count - 1, Int((p * Double(latencies.count)).rounded(.up)) - 1)]
-        }
+        let seen = ProbeLatencies(probe.reports, streams: streams)
         let probeRate = Double(probe.reports.count) / Double(seconds)
-        logger.info("propagation: \(latencies.count) of \(probe.reports.count) probe reports seen on the streams; load \(String(format: "%.0f", loadRate)) reports/s")
-        return Propagation(targetRate: targetRate, achievedRate: loadRate + probeRate, probeReports: probe.reports.count, matched: latencies.count,
-                           beforeAck: beforeAck, p50: percentile(0.5), p99: percentile(0.99), max: latencies.last ?? 0, loadErrors: loadErrors)
+        logger.info("propagation: \(seen.sorted.count) of \(probe.reports.count) probe reports seen on the streams; load \(String(format: "%.0f", loadRate)) reports/s")
+        return Propagation(targetRate: targetRate, achievedRate: loadRate + probeRate, probeReports: probe.reports.count, matched: seen.sorted.count,
+                           beforeAck: seen.beforeAck, p50: seen.percentile(0.5), p99: seen.percentile(0.99), max: seen.sorted.last ?? 0, loadErrors: loadErrors)
     }
 
     static func seconds(_ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Double {
@@ -311,5 +299,33 @@ struct Probe {
             if wait > .zero { Thread.sleep(forTimeInterval: BenchJourney.seconds(.now, .now + wait)) }
         }
         return (reports, failures)
+    }
+}
+
+/// Acknowledgement-to-arrival times of probe reports on the riders' streams (0 for an event that
+/// arrived first), for both propagation cases.
+struct ProbeLatencies {
+    /// Seconds, ascending; reports never seen on a stream are left out.
+    let sorted: [Double]
+    /// Reports whose event reached the stream before their acknowledgement.
+    let beforeAck: Int
+
+    init(_ reports: [Probe.Report], streams: [EventTap]) {
+        var latencies: [Double] = []
+        var beforeAck = 0
+        for report in reports {
+            guard let arrived = streams[report.vehicle].arrival(ofLatitude: report.latitude) else { continue }
+            let seconds = BenchJourney.seconds(report.acknowledged, arrived)
+            if seconds < 0 { beforeAck += 1 }
+            latencies.append(max(0, seconds))
+        }
+        sorted = latencies.sorted()
+        self.beforeAck = beforeAck
+    }
+
+    /// The nearest-rank percentile `p` (0...1); 0 when nothing was seen.
+    func percentile(_ p: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        return sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]
     }
 }
