@@ -9,12 +9,17 @@
 # 3.9 or newer with the venv module. Quiet unless something fails. A rerun is a no-op when the stamp
 # file in the venv matches the requirements' hash and the interpreter's version; anything else
 # rebuilds the venv from scratch. Concurrent runs wait for each other (flock, when available).
+#
+# Another venv of pinned tools (scripts/peer-venv.sh) reuses this script with
+# WAYMARK_PYTOOLS_REQUIREMENTS (its requirements file, relative to the checkout) and
+# WAYMARK_PYTOOLS_IMPORT (a module the venv must import to count as up to date).
 set -euo pipefail
 
 caller_dir="$PWD"
 cd "$(dirname "$0")/.."
 root="$PWD"
-requirements="$root/Tests/python/requirements.txt"
+requirements="$root/${WAYMARK_PYTOOLS_REQUIREMENTS:-Tests/python/requirements.txt}"
+import_check="${WAYMARK_PYTOOLS_IMPORT:+import $WAYMARK_PYTOOLS_IMPORT}"
 
 venv="${WAYMARK_PYTOOLS:-$root/.build/pytools}"
 case "$venv" in
@@ -43,7 +48,7 @@ want="$(hash_of)"
 stamp="$venv/.waymark-pytools-stamp"
 
 up_to_date() {
-    [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && "$venv/bin/python" -c '' >/dev/null 2>&1
+    [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && "$venv/bin/python" -c "$import_check" >/dev/null 2>&1
 }
 
 if up_to_date; then
