@@ -185,7 +185,10 @@ final class CommitterWorker: @unchecked Sendable {
         ]
         if !eventIds.isEmpty {
             round1.append(Statement(
-                "SELECT event_id, stream_id, stream_version, global_position, payload_hash FROM event_ids WHERE event_id = ANY($1::uuid[])",
+                """
+                SELECT i.event_id, i.stream_id, i.stream_version, i.global_position, i.payload_hash
+                FROM unnest($1::uuid[]) AS q(event_id) CROSS JOIN LATERAL (SELECT * FROM event_ids WHERE event_id = q.event_id OFFSET 0) i
+                """,
                 [PostgresText.arrayLiteral(eventIds.map { $0.uuidString })]))
         }
         let read = try connection.pipeline(round1)

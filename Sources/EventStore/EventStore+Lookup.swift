@@ -19,15 +19,17 @@ extension EventStore {
         }
     }
 
-    /// `$1` the ids. The lateral subquery names category, stream, version and recorded time, so
-    /// each probe is pruned to one partition and answered by its `(stream_id, stream_version)` index.
+    /// `$1` the ids. Each id is probed on its own through `event_ids`' primary key: `OFFSET 0` keeps
+    /// the planner from flattening the probe into a hash join over the whole table, which it chose
+    /// for a `= ANY` of 500 ids as for a join (~20 ms a request at 200,000 ids, growing with the log). The lateral subquery names category, stream, version and recorded
+    /// time, so each probe is pruned to one partition and answered by its `(stream_id, stream_version)` index.
     static let eventsByIdSQL = """
-        SELECT e.* FROM event_ids i
+        SELECT e.* FROM unnest($1::uuid[]) AS q(event_id)
+        CROSS JOIN LATERAL (SELECT * FROM event_ids WHERE event_id = q.event_id OFFSET 0) i
         CROSS JOIN LATERAL (
             SELECT \(columns) FROM events
             WHERE category = split_part(i.stream_id, ':', 1) AND stream_id = i.stream_id
               AND stream_version = i.stream_version AND recorded_at = i.recorded_at
         ) e
-        WHERE i.event_id = ANY($1::uuid[])
         """
 }
