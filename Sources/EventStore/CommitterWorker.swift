@@ -125,6 +125,9 @@ final class CommitterWorker: @unchecked Sendable {
         let changed = plan.heads.filter(\.value.changed)
         let ids = changed.keys.sorted()
         let recordedAt = PostgresText.timestamp(microseconds: now)
+        // `stream_id = ANY($1)` beside the join lets the planner find the heads through the primary
+        // key; with the join alone it hashed the whole streams table for every group (~6 ms for 500
+        // streams against ~3 ms, measured with 10,000 streams).
         let statements = [
             Statement("BEGIN"),
             Statement("""
@@ -132,6 +135,7 @@ final class CommitterWorker: @unchecked Sendable {
                     UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $5::timestamptz
                     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(stream_id, old_version, version, last_hash)
                     WHERE streams.stream_id = u.stream_id AND streams.version = u.old_version
+                      AND streams.stream_id = ANY($1::text[])
                     RETURNING 1
                 )
                 SELECT waymark_expect_count((SELECT count(*) FROM updated), $6::bigint)
@@ -189,7 +193,7 @@ final class CommitterWorker: @unchecked Sendable {
                 SELECT i.event_id, i.stream_id, i.stream_version, i.global_position, i.payload_hash
                 FROM unnest($1::uuid[]) AS q(event_id) CROSS JOIN LATERAL (SELECT * FROM event_ids WHERE event_id = q.event_id OFFSET 0) i
                 """,
-                [PostgresText.arrayLiteral(eventIds.map { $0.uuidString })]))
+                [PostgresText.arrayLiteral(eventIds.map(\.lowercasedText))]))
         }
         let read = try connection.pipeline(round1)
         var heads: [String: StreamHead] = [:]
@@ -234,7 +238,7 @@ final class CommitterWorker: @unchecked Sendable {
             round2.append(Statement("""
                 UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $4::timestamptz
                 FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS u(stream_id, version, last_hash)
-                WHERE streams.stream_id = u.stream_id
+                WHERE streams.stream_id = u.stream_id AND streams.stream_id = ANY($1::text[])
                 """, [PostgresText.arrayLiteral(ids),
                       PostgresText.arrayLiteral(ids.map { updated[$0]!.version }),
                       PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(updated[$0]!.hash) }),
@@ -303,19 +307,22 @@ struct PreparedAppend: Sendable {
                 return EventStoreError(.invalidEvent, "event type must be 1 to 128 bytes without NUL, got \(event.type.debugDescription) (stream \(id))")
             }
             if !seen.insert(event.id).inserted {
-                return EventStoreError(.invalidEvent, "event id \(event.id.uuidString.lowercased()) appears twice in one append (stream \(id))")
+                return EventStoreError(.invalidEvent, "event id \(event.id.lowercasedText) appears twice in one append (stream \(id))")
             }
         }
         return nil
     }
 }
 
-/// An event with its encodings and hashes precomputed.
+/// An event with its encoding and hashes precomputed.
+///
+/// `data` and `metadata` are sent to PostgreSQL in their canonical form, the bytes the hash chain
+/// covers (as `import` stores them): JSON is written once per event, not once for the hash and
+/// again for the row. `jsonb` keeps no member order and no whitespace anyway; what changes is only
+/// the spelling of numbers (`1.50` is stored as `1.5`, `1e2` as `100`), the same values.
 struct PreparedEvent: Sendable {
     let id: UUID
     let type: String
-    let dataText: String
-    let metadataText: String
     let canonicalData: [UInt8]
     let canonicalMetadata: [UInt8]
     let payloadHash: [UInt8]
@@ -323,9 +330,8 @@ struct PreparedEvent: Sendable {
     init(_ event: EventData, streamId: String, memo: inout MetadataMemo) {
         id = event.id
         type = event.type
-        dataText = event.data.compactString
         canonicalData = event.data.canonicalBytes()
-        (metadataText, canonicalMetadata) = memo.encodings(of: event.metadata)
+        canonicalMetadata = memo.canonical(of: event.metadata)
         payloadHash = HashChain.payloadHash(streamId: streamId, type: event.type, canonicalData: canonicalData)
     }
 }
@@ -334,16 +340,14 @@ struct PreparedEvent: Sendable {
 /// (the events of one request, or of one batch, all do).
 struct MetadataMemo {
     private var value: JSONValue?
-    private var text = ""
     private var canonical: [UInt8] = []
 
-    mutating func encodings(of metadata: JSONValue) -> (text: String, canonical: [UInt8]) {
+    mutating func canonical(of metadata: JSONValue) -> [UInt8] {
         if metadata != value {
             value = metadata
-            text = metadata.compactString
             canonical = metadata.canonicalBytes()
         }
-        return (text, canonical)
+        return canonical
     }
 }
 
@@ -426,7 +430,7 @@ struct GroupPlan {
                 guard let match else { continue }
                 if match.streamId != stream || match.payloadHash != event.payloadHash {
                     return .failed(EventStoreError(.duplicateEventId,
-                        "event id \(event.id.uuidString.lowercased()) is already stored with another payload (stream \(match.streamId), version \(match.version))"))
+                        "event id \(event.id.lowercasedText) is already stored with another payload (stream \(match.streamId), version \(match.version))"))
                 }
             }
             guard matched.count == append.events.count else {
@@ -466,12 +470,13 @@ struct GroupPlan {
         var categories: [String?] = [], streams: [String?] = [], versions: [Int64] = [], ids: [String?] = []
         var types: [String?] = [], hashes: [String?] = [], payloadHashes: [String?] = []
         var data: [UInt8] = [UInt8(ascii: "[")], metadata: [UInt8] = [UInt8(ascii: "[")]
-        data.reserveCapacity(rows.reduce(2) { $0 + $1.event.dataText.utf8.count + 1 })
+        data.reserveCapacity(rows.reduce(2) { $0 + $1.event.canonicalData.count + 1 })
+        metadata.reserveCapacity(rows.reduce(2) { $0 + $1.event.canonicalMetadata.count + 1 })
         for (index, row) in rows.enumerated() {
             categories.append(row.category)
             streams.append(row.streamId)
             versions.append(row.version)
-            ids.append(row.event.id.uuidString)
+            ids.append(row.event.id.lowercasedText)
             types.append(row.event.type)
             hashes.append(PostgresText.hexBytea(row.hash))
             payloadHashes.append(PostgresText.hexBytea(row.event.payloadHash))
@@ -479,8 +484,8 @@ struct GroupPlan {
                 data.append(UInt8(ascii: ","))
                 metadata.append(UInt8(ascii: ","))
             }
-            data.append(contentsOf: row.event.dataText.utf8)
-            metadata.append(contentsOf: row.event.metadataText.utf8)
+            data.append(contentsOf: row.event.canonicalData)
+            metadata.append(contentsOf: row.event.canonicalMetadata)
         }
         data.append(UInt8(ascii: "]"))
         metadata.append(UInt8(ascii: "]"))

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Postgres
 
 extension EventStore {
@@ -12,7 +13,7 @@ extension EventStore {
         guard !ids.isEmpty else { return [] }
         do {
             return try await pool.withConnection { connection in
-                try Self.events(connection, Self.eventsByIdSQL, [PostgresText.arrayLiteral(ids.map(\.uuidString))])
+                try Self.events(connection, Self.eventsByIdSQL, [PostgresText.arrayLiteral(ids.map(\.lowercasedText))])
             }
         } catch {
             throw EventStoreError.wrapping(error, "read events by id")

@@ -32,7 +32,7 @@ package enum HashChain {
         buffer.append(contentsOf: previous)
         appendField(streamId.utf8, to: &buffer)
         appendInteger(UInt64(bitPattern: version), to: &buffer)
-        appendField(eventId.uuidString.lowercased().utf8, to: &buffer)
+        appendField(eventId.lowercasedText.utf8, to: &buffer)
         appendField(type.utf8, to: &buffer)
         appendField(canonicalData, to: &buffer)
         appendField(canonicalMetadata, to: &buffer)

@@ -106,7 +106,13 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// The members sorted by the UTF-8 bytes of their keys, for the canonical form.
     var membersSortedByKeyBytes: [Element] {
-        members.sorted { UTF8Key.precedes($0.key, $1.key) }
+        // Objects built in key order (event payloads are) need no sort and no copy.
+        var sorted = true
+        for index in members.indices.dropFirst() where !UTF8Key.precedes(members[index - 1].key, members[index].key) {
+            sorted = false
+            break
+        }
+        return sorted ? members : members.sorted { UTF8Key.precedes($0.key, $1.key) }
     }
 
     /// Appends a member whose key the caller knows is not present yet.

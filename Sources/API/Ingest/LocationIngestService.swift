@@ -106,7 +106,7 @@ package final class LocationIngestService: Sendable {
             }
         }
         return batch.outcomes.enumerated().map { index, outcome in
-            outcome ?? .rejected(batch.reports[index]?.vehicleId ?? "", batch.reports[index]?.eventId.map { $0.uuidString.lowercased() },
+            outcome ?? .rejected(batch.reports[index]?.vehicleId ?? "", batch.reports[index]?.eventId.map { $0.lowercasedText },
                                  APIError(.aborted, "reports[\(index)] could not be settled in \(Self.attempts) rounds while other writers changed its vehicle; retry with the same eventId"))
         }
     }
@@ -155,7 +155,7 @@ package final class LocationIngestService: Sendable {
             case .unreadable(let vehicleId, let eventId, let error):
                 outcomes[index] = .rejected(vehicleId, eventId, error)
             case .report(let report):
-                let idText = report.eventId.map { $0.uuidString.lowercased() }
+                let idText = report.eventId.map { $0.lowercasedText }
                 if caller.role == .driver, caller.vehicleId != report.vehicleId {
                     outcomes[index] = .rejected(report.vehicleId, idText, .permissionDenied(
                         "a driver token may report only its own vehicle (token vehicle \(caller.vehicleId ?? ""), reports[\(index)] vehicle \(report.vehicleId))"))
@@ -186,7 +186,7 @@ package final class LocationIngestService: Sendable {
         mutating func resolve(_ events: [RecordedEvent]) {
             for event in events {
                 guard let index = clientIds[event.id], outcomes[index] == nil, let report = reports[index] else { continue }
-                let idText = event.id.uuidString.lowercased()
+                let idText = event.id.lowercasedText
                 let stream = AggregateRepository.vehicleStream(provider: provider, vehicleId: report.vehicleId)
                 if event.streamId == stream, let status = ReportEventIds.status(ofPrimaryType: event.type) {
                     outcomes[index] = Outcome(vehicleId: report.vehicleId, eventId: idText, status: status)
@@ -205,7 +205,7 @@ package final class LocationIngestService: Sendable {
             work[vehicleId] = []
             guard loaded.state.exists else {
                 for index in indices {
-                    outcomes[index] = .rejected(vehicleId, reports[index]?.eventId.map { $0.uuidString.lowercased() },
+                    outcomes[index] = .rejected(vehicleId, reports[index]?.eventId.map { $0.lowercasedText },
                                                 .notFound("vehicle \(vehicleId) not found (provider \(provider))"))
                 }
                 return nil
@@ -220,11 +220,11 @@ package final class LocationIngestService: Sendable {
                 do throws(JourneyError) {
                     produced = try Vehicle.decide(.reportLocation(report.location, pastLocations: report.pastLocations, at: now), state: state)
                 } catch {
-                    outcomes[index] = .rejected(vehicleId, report.eventId.map { $0.uuidString.lowercased() }, Self.locate(APIError(error), index))
+                    outcomes[index] = .rejected(vehicleId, report.eventId.map { $0.lowercasedText }, Self.locate(APIError(error), index))
                     continue
                 }
                 guard !produced.isEmpty else {
-                    outcomes[index] = .rejected(vehicleId, report.eventId.map { $0.uuidString.lowercased() }, .invalidArgument("reports[\(index)] holds nothing to record"))
+                    outcomes[index] = .rejected(vehicleId, report.eventId.map { $0.lowercasedText }, .invalidArgument("reports[\(index)] holds nothing to record"))
                     continue
                 }
                 for event in produced { state = Vehicle.evolve(state, with: event) }
@@ -241,14 +241,14 @@ package final class LocationIngestService: Sendable {
         /// After the commit: each decided report's outcome.
         mutating func settle(_ plan: Planned) {
             for (index, status) in plan.decided {
-                outcomes[index] = Outcome(vehicleId: plan.vehicleId, eventId: reportIds[index]?.uuidString.lowercased(), status: status)
+                outcomes[index] = Outcome(vehicleId: plan.vehicleId, eventId: reportIds[index]?.lowercasedText, status: status)
             }
             work[plan.vehicleId] = []
         }
 
         mutating func reject(_ plan: Planned, _ error: APIError) {
             for (index, _) in plan.decided where outcomes[index] == nil {
-                outcomes[index] = .rejected(plan.vehicleId, reports[index]?.eventId.map { $0.uuidString.lowercased() }, error)
+                outcomes[index] = .rejected(plan.vehicleId, reports[index]?.eventId.map { $0.lowercasedText }, error)
             }
             work[plan.vehicleId] = []
         }

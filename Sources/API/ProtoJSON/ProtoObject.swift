@@ -11,8 +11,9 @@ struct ProtoObject {
     let path: String
     /// Members (by their key as sent) that were read or deliberately ignored.
     private var consumed: Set<String> = []
-    /// Names (lowerCamel) passed to `ignore`.
-    private var ignored: Set<String> = []
+    /// Names (lowerCamel) passed to `ignore`, as passed: looked at only when a member was not read,
+    /// so the common request (every member known) never builds a set of them.
+    private var ignored: [[String]] = []
 
     init(_ value: JSONValue, at path: String) throws(APIError) {
         guard case .object(let object) = value else {
@@ -54,12 +55,13 @@ struct ProtoObject {
 
     /// Marks fields as known and deliberately ignored (e.g. output-only fields on create).
     mutating func ignore(_ names: [String]) {
-        ignored.formUnion(names)
+        ignored.append(names)
     }
 
     /// Rejects the first member that was neither read nor ignored.
     func finish() throws(APIError) {
         guard consumed.count < object.count else { return }
+        let ignored = Set(ignored.joined())
         for key in object.keys where !consumed.contains(key) && !ignored.contains(key) && !ignored.contains(ProtoObject.camelCase(key)) {
             throw .invalidArgument("unknown field \"\(key)\" in \(path.isEmpty ? "the request body" : path)")
         }

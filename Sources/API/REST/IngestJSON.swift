@@ -51,7 +51,7 @@ enum IngestJSON {
     /// A UUID in its 36-character hyphenated form, either case.
     static func uuid(_ value: JSONValue, at path: String) throws(APIError) -> UUID {
         let text = try ProtoValue.string(value, at: path)
-        guard text.utf8.count == 36, let id = UUID(uuidString: text) else {
+        guard text.utf8.count == 36, let id = UUID(text: text) else {
             throw .invalidArgument("\(path) must be a UUID such as 7c3e9a52-5b1f-4f0e-9d7a-2f6b1c8e4a10 (got \(text.debugDescription))")
         }
         return id

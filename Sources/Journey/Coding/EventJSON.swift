@@ -43,8 +43,11 @@ package enum EventJSON {
     static func integralAsIntegers(_ value: JSONValue) -> JSONValue {
         switch value {
         case .number(let number):
-            let lexeme = number.lexeme
-            guard lexeme.hasSuffix(".0"), !lexeme.contains("e"), let integral = JSONNumber(lexeme: String(lexeme.dropLast(2))) else { return value }
+            // Byte checks, not `hasSuffix`/`contains` (those go through Foundation's NSString here).
+            let lexeme = number.lexeme.utf8
+            guard lexeme.count > 2, lexeme.last == UInt8(ascii: "0"), lexeme.dropLast().last == UInt8(ascii: "."),
+                  !lexeme.contains(UInt8(ascii: "e")), !lexeme.contains(UInt8(ascii: "E")),
+                  let integral = JSONNumber(lexeme: String(Substring(lexeme.dropLast(2)))) else { return value }
             return .number(integral)
         case .array(let elements):
             return .array(elements.map(integralAsIntegers))

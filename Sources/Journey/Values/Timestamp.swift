@@ -59,12 +59,39 @@ package struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringC
         var secondOfDay = seconds % 86_400
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
         let (year, month, day) = Timestamp.civil(fromDays: days)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        // Written digit by digit into 27 bytes: this runs for every event a location report makes.
+        guard (0...9999).contains(year) else {
+            func pad(_ value: Int64, _ width: Int) -> String {
+                let text = String(value)
+                return String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+                + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(fraction, 6))Z"
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(fraction, 6))Z"
+        return String(unsafeUninitializedCapacity: 27) { buffer in
+            func put(_ value: Int64, _ width: Int, at end: Int) {
+                var rest = value
+                for index in stride(from: end - 1, through: end - width, by: -1) {
+                    buffer[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 4)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 7)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 10)
+            buffer[10] = UInt8(ascii: "T")
+            put(secondOfDay / 3600, 2, at: 13)
+            buffer[13] = UInt8(ascii: ":")
+            put(secondOfDay / 60 % 60, 2, at: 16)
+            buffer[16] = UInt8(ascii: ":")
+            put(secondOfDay % 60, 2, at: 19)
+            buffer[19] = UInt8(ascii: ".")
+            put(fraction, 6, at: 26)
+            buffer[26] = UInt8(ascii: "Z")
+            return 27
+        }
     }
 
     package var description: String { rfc3339 }
