@@ -50,6 +50,52 @@ package final class ProjectionRunner: Sendable {
         /// Events the projector could not apply since this runner loaded it (undecodable payloads).
         package var skippedEvents = 0
         package var lastError: String?
+        /// Where the time of the committed batches went (since this runner started).
+        package var stages = Stages()
+    }
+
+    /// Cumulative time per stage of the committed batches, for finding where propagation time goes.
+    ///
+    /// A batch's stages follow one another on the runner's task: `read` (waiting for and reading the
+    /// next feed page), `apply` (folding its events and draining the changed documents), `commit`
+    /// (writing them with the checkpoint), `publish` (the mirror and its observer, which pushes to
+    /// riders). `readAge` sums, per batch, the time from the recording of its last event (stamped
+    /// by the committer before its transaction commits) to the runner holding the page: commit,
+    /// the gap-safe horizon and the runner being busy with the previous batch.
+    package struct Stages: Sendable, Hashable {
+        package var batches: Int64 = 0
+        package var events: Int64 = 0
+        package var readMicros: Int64 = 0
+        package var applyMicros: Int64 = 0
+        package var commitMicros: Int64 = 0
+        package var publishMicros: Int64 = 0
+        package var readAgeMicros: Int64 = 0
+        package var maxReadAgeMicros: Int64 = 0
+
+        package init() {}
+
+        init(batches: Int64, events: Int64, readMicros: Int64, applyMicros: Int64, commitMicros: Int64, publishMicros: Int64,
+             readAgeMicros: Int64, maxReadAgeMicros: Int64) {
+            (self.batches, self.events, self.readMicros, self.applyMicros) = (batches, events, readMicros, applyMicros)
+            (self.commitMicros, self.publishMicros, self.readAgeMicros, self.maxReadAgeMicros) = (commitMicros, publishMicros, readAgeMicros, maxReadAgeMicros)
+        }
+
+        /// The stages of the batches committed between `earlier` and `self`.
+        package func since(_ earlier: Stages) -> Stages {
+            Stages(batches: batches - earlier.batches, events: events - earlier.events, readMicros: readMicros - earlier.readMicros,
+                   applyMicros: applyMicros - earlier.applyMicros, commitMicros: commitMicros - earlier.commitMicros,
+                   publishMicros: publishMicros - earlier.publishMicros, readAgeMicros: readAgeMicros - earlier.readAgeMicros,
+                   maxReadAgeMicros: maxReadAgeMicros)
+        }
+
+        /// One line: batches, events per batch, and milliseconds per batch for each stage.
+        package var summary: String {
+            guard batches > 0 else { return "no batches" }
+            func perBatch(_ micros: Int64) -> String { String(format: "%.1f", Double(micros) / Double(batches) / 1000) }
+            return "\(batches) batches, \(events / batches) events/batch; ms per batch: read \(perBatch(readMicros)), apply \(perBatch(applyMicros)), "
+                + "commit \(perBatch(commitMicros)), publish \(perBatch(publishMicros)); last event's age at read \(perBatch(readAgeMicros)) "
+                + "(max \(String(format: "%.1f", Double(maxReadAgeMicros) / 1000)))"
+        }
     }
 
     package let name: String
@@ -126,7 +172,22 @@ package final class ProjectionRunner: Sendable {
 
     static let lockNamespace: Int32 = 0x574D  // "WM"
 
+    /// A monotonic clock in microseconds, for the stage timings.
+    private static func monotonicMicros() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
+    }
+
     /// Loads the model and follows the feed until fenced, disconnected or cancelled.
+    ///
+    /// The next feed page is read in the background while a batch is applied, committed and
+    /// published, so a batch's latency does not include reading the page after the one before it.
+    /// Each batch's changes reach the mirror, and so the riders, as soon as its own transaction
+    /// commits. Commits stay one at a time and in order: the runner waits for a batch's commit
+    /// before it takes the next page, so a failed commit (fenced, disconnected) reloads at once
+    /// and nothing after it is written. (Applying a batch while the one before it commits was
+    /// tried: a failure then went unnoticed until the next event arrived.)
     private func follow(_ readModels: ReadModelStore) async throws {
         let (lockPID, loaded) = try await pool.withConnection { connection in
             (connection.backendPID, try readModels.load(connection))
@@ -140,65 +201,122 @@ package final class ProjectionRunner: Sendable {
             $0.checkpoint = checkpoint.position
             $0.eventsApplied = checkpoint.eventsApplied
         }
-        var reader = FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize)
-        while !Task.isCancelled {
-            guard let batch = try await reader.nextBatch() else { return }
-            for event in batch { projector.apply(event) }
-            let changes = projector.drainChanges()
-            let target = batch.last!.feedPosition
-            // The notification is sent at commit, with the documents: a listener that re-reads on it sees this batch.
-            let notification = ProjectionNotification.payload(changes, collections: options.notifyCollections)
-                .map { [ProjectionNotification.statement(projection: name, payload: $0)] } ?? []
-            let statements = readModels.batchStatements(changes, from: checkpoint, to: target, events: batch.count) + notification
-            let beforeCommit = options.beforeCommit
-            let outcome: Result<Void, any Error> = await {
-                do {
-                    try await pool.withConnection { connection in
-                        // The session that holds the lock must be the one that writes.
-                        guard connection.backendPID == lockPID else {
-                            throw ProjectionError(.fenced, "the projector's session changed; ownership must be taken again")
-                        }
-                        // A read model is derived data: its commit need not wait for the WAL flush. A
-                        // crash can lose only the latest batches, documents and checkpoint together,
-                        // and they are applied again from the (durable) log.
-                        let begin = [Statement("BEGIN"), Statement("SET LOCAL synchronous_commit = off")]
-                        if let beforeCommit {
-                            _ = try connection.pipeline(begin + statements)
-                            try beforeCommit(connection)
-                            try connection.execute("COMMIT")
-                        } else {
-                            _ = try connection.pipeline(begin + statements + [Statement("COMMIT")])
-                        }
-                    }
-                    return .success(())
-                } catch {
-                    return .failure(error)
+        var next = Self.read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize))
+        var committing: Task<Void, any Error>?
+        do {
+            while !Task.isCancelled {
+                // The previous batch's commit must have succeeded before the runner waits for more
+                // events: a failed commit (fenced, disconnected) reloads at once, not at the next event.
+                try await committing?.value
+                committing = nil
+                let waitStarted = Self.monotonicMicros()
+                let pending = next
+                let (reader, fetched) = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
+                guard let batch = fetched else { break }
+                next = Self.read(reader)
+                let readAt = Self.monotonicMicros()
+                let readAge = max(0, MonotonicMicros.wallClock() - batch.last!.recordedAtMicros)
+                for event in batch { projector.apply(event) }
+                let changes = projector.drainChanges()
+                let appliedAt = Self.monotonicMicros()
+                let target = batch.last!.feedPosition
+                let from = checkpoint
+                checkpoint = ReadModelStore.Checkpoint(position: target, eventsApplied: from.eventsApplied + Int64(batch.count),
+                                                       generation: from.generation)
+                let written = checkpoint
+                let stages = Stages(batches: 1, events: Int64(batch.count), readMicros: readAt - waitStarted, applyMicros: appliedAt - readAt,
+                                    commitMicros: 0, publishMicros: 0, readAgeMicros: readAge, maxReadAgeMicros: readAge)
+                let skipped = projector.skippedEvents
+                let lastRecorded = batch.last!.recordedAtMicros
+                let statements = readModels.batchStatements(changes, from: from, to: target, events: batch.count) + notification(changes)
+                committing = Task {
+                    try await self.commit(statements, lockPID: lockPID)
+                    let committedAt = Self.monotonicMicros()
+                    self.options.mirror?.apply(changes)
+                    self.published(written, lastRecorded: lastRecorded, skipped: skipped, stages: stages,
+                                   commitMicros: committedAt - appliedAt, publishMicros: Self.monotonicMicros() - committedAt)
                 }
-            }()
-            if case .failure(let error) = outcome {
-                options.mirror?.invalidate()
-                _ = try? await pool.withConnection { connection in
-                    if connection.isHealthy && connection.inTransaction { try connection.execute("ROLLBACK") }
-                }
-                state.withLock {
-                    $0.batchesAbandoned += 1
-                    $0.lastError = "\(error)"
-                }
-                throw error  // reload from what is stored
             }
-            options.mirror?.apply(changes)
-            checkpoint = ReadModelStore.Checkpoint(position: target, eventsApplied: checkpoint.eventsApplied + Int64(batch.count),
-                                                   generation: checkpoint.generation)
-            let lag = Double(MonotonicMicros.wallClock() - batch.last!.recordedAtMicros) / 1_000_000
-            state.withLock {
-                $0.checkpoint = target
-                $0.eventsApplied = checkpoint.eventsApplied
-                $0.lagSeconds = max(0, lag)
-                $0.skippedEvents = projector.skippedEvents
-                $0.lastError = nil
-            }
-            progress.notify()
+            // Cancelled: the batch in flight finishes (or rolls back) before the connection closes.
+            next.cancel()
+            try await committing?.value
+        } catch {
+            next.cancel()
+            _ = try? await committing?.value
+            throw error
         }
+    }
+
+    /// The next feed page, read in the background; nil when cancelled.
+    private static func read(_ reader: FeedReader) -> Task<(FeedReader, [RecordedEvent]?), any Error> {
+        Task {
+            var reader = reader
+            let batch = try await reader.nextBatch()
+            return (reader, batch)
+        }
+    }
+
+    /// The notification of a batch's changes, sent at its commit (a listener that re-reads on it sees the batch).
+    private func notification(_ changes: [DocumentChange]) -> [Statement] {
+        ProjectionNotification.payload(changes, collections: options.notifyCollections)
+            .map { [ProjectionNotification.statement(projection: name, payload: $0)] } ?? []
+    }
+
+    /// Writes one batch's statements and the checkpoint in one transaction, on the session that holds
+    /// the ownership lock; on failure rolls back, invalidates the mirror and rethrows.
+    private func commit(_ statements: [Statement], lockPID: Int32) async throws {
+        let beforeCommit = options.beforeCommit
+        do {
+            try await pool.withConnection { connection in
+                // The session that holds the lock must be the one that writes.
+                guard connection.backendPID == lockPID else {
+                    throw ProjectionError(.fenced, "the projector's session changed; ownership must be taken again")
+                }
+                // A read model is derived data: its commit need not wait for the WAL flush. A
+                // crash can lose only the latest batches, documents and checkpoint together,
+                // and they are applied again from the (durable) log.
+                let begin = [Statement("BEGIN"), Statement("SET LOCAL synchronous_commit = off")]
+                if let beforeCommit {
+                    _ = try connection.pipeline(begin + statements)
+                    try beforeCommit(connection)
+                    try connection.execute("COMMIT")
+                } else {
+                    _ = try connection.pipeline(begin + statements + [Statement("COMMIT")])
+                }
+            }
+        } catch {
+            options.mirror?.invalidate()
+            _ = try? await pool.withConnection { connection in
+                if connection.isHealthy && connection.inTransaction { try connection.execute("ROLLBACK") }
+            }
+            state.withLock {
+                $0.batchesAbandoned += 1
+                $0.lastError = "\(error)"
+            }
+            throw error  // the runner reloads from what is stored
+        }
+    }
+
+    /// Publishes a committed batch: checkpoint, lag, stage timings; wakes read-your-writes waiters.
+    private func published(_ checkpoint: ReadModelStore.Checkpoint, lastRecorded: Int64, skipped: Int, stages: Stages,
+                           commitMicros: Int64, publishMicros: Int64) {
+        let lag = Double(MonotonicMicros.wallClock() - lastRecorded) / 1_000_000
+        state.withLock {
+            $0.checkpoint = checkpoint.position
+            $0.eventsApplied = checkpoint.eventsApplied
+            $0.lagSeconds = max(0, lag)
+            $0.skippedEvents = skipped
+            $0.lastError = nil
+            $0.stages.batches += stages.batches
+            $0.stages.events += stages.events
+            $0.stages.readMicros += stages.readMicros
+            $0.stages.applyMicros += stages.applyMicros
+            $0.stages.commitMicros += commitMicros
+            $0.stages.publishMicros += publishMicros
+            $0.stages.readAgeMicros += stages.readAgeMicros
+            $0.stages.maxReadAgeMicros = max($0.stages.maxReadAgeMicros, stages.maxReadAgeMicros)
+        }
+        progress.notify()
     }
 
     /// Waits until the runner has applied everything up to `position` (read-your-writes), or `timeout` passes.

@@ -135,7 +135,7 @@ struct BenchHTTP {
             let token = Authenticator.mint(secret: secret, role: .server, provider: "bench", issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
             try await seed(api)
             let journeys = BenchJourney(port: server.port, token: token, vehicles: vehicles, seconds: seconds, connections: connections,
-                                        targetRate: propagationRate, logger: logger)
+                                        targetRate: propagationRate, logger: logger, runners: runners)
             try await journeys.seed(api)
             try await Task.sleep(for: .seconds(1))  // the journey projection catches up with the seed
             logger.info("seeded \(vehicles) vehicles and trips t-0... on v-0...; measuring \(seconds) s per case with \(connections) connections")
@@ -282,7 +282,7 @@ struct BenchHTTP {
             + "server percentiles are over every response completed in the measured window"
         var text = rows.isEmpty ? "" : BenchTable.render(header: header, cells: rows, notes: [note], format: format)
         for p in results.compactMap(\.propagation) {
-            let cells = [[String(p.targetRate), BenchTable.grouped(Int(p.achievedRate.rounded())), "\(p.matched) of \(p.probeReports)",
+            let cells = [[String(p.targetRate), BenchTable.grouped(Int(p.achievedRate.rounded())), "\(p.matched) of \(p.probeReports)" + (p.superseded > 0 ? " (\(p.superseded) by a later view)" : ""),
                           String(format: "%.1fms", p.p50 * 1000), String(format: "%.1fms", p.p99 * 1000), String(format: "%.1fms", p.max * 1000),
                           String(p.beforeAck), String(p.loadErrors)]]
             var note: String
@@ -291,7 +291,9 @@ struct BenchHTTP {
                 note += "\(BenchTable.grouped(p.requests)) requests) to the SSE event with a probe position reaching a subscribed rider; "
                 note += "\(BenchJourney.probeTrips) riders each stream one trip; \(BenchJourney.batchLanes) connections post batches paced to \(p.targetRate) reports/s in all, "
                 note += "every batch with new positions of 2 probe vehicles and of vehicles of its own lane (no vehicle twice in a batch or in two lanes), 90 of those serving trips; "
-                note += "events that arrived before the acknowledgement count as 0 ms; non-2xx counts reports not ACCEPTED; target p99 < 100 ms"
+                note += "events that arrived before the acknowledgement count as 0 ms; a position whose view was superseded before it was pushed (two reports of the vehicle "
+                note += "in one projection batch) counts when the later view arrives; after the load the run waits up to 10 s for the last positions; "
+                note += "non-2xx counts reports not ACCEPTED; target p99 < 100 ms"
             } else {
                 note = "propagation: time from a location report's acknowledgement (UpdateVehicle answered) to the SSE event with that position reaching a subscribed rider; "
                 note += "\(BenchJourney.probeTrips) riders each stream one trip; a probe reports one of their vehicles every 20 ms while wrk (\(connections) connections, paced) reports locations of the other vehicles, "

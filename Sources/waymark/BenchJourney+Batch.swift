@@ -25,6 +25,7 @@ extension BenchJourney {
         try await Task.sleep(for: .milliseconds(500))
         let lanes = Self.batchLanes
         let interval = Double(lanes * reportsPerRequest) / Double(max(1, targetRate))
+        let stagesBefore = stageTimings()
         let started = ContinuousClock.now
         let outcomes = try await withThrowingTaskGroup(of: BatchLane.Outcome.self) { group in
             for lane in 0..<lanes {
@@ -37,17 +38,25 @@ extension BenchJourney {
             return all
         }
         let elapsed = Self.seconds(started, .now)
-        try await Task.sleep(for: .seconds(1))  // the last events on their way
-
         let reports = outcomes.flatMap(\.probes)
+        // The last events on their way: wait until each probe vehicle's last accepted position has
+        // arrived (up to 10 s), so that slow arrivals are measured rather than left out.
+        var lastLatitude: [Int: Double] = [:]
+        for report in reports { lastLatitude[report.vehicle] = max(lastLatitude[report.vehicle] ?? -90, report.latitude) }
+        let drainDeadline = ContinuousClock.now + .seconds(10)
+        repeat {
+            try await Task.sleep(for: .milliseconds(100))
+        } while ContinuousClock.now < drainDeadline && lastLatitude.contains { streams[$0.key].arrival(ofLatitude: $0.value) == nil }
+
         let seen = ProbeLatencies(reports, streams: streams)
+        logStages(since: stagesBefore)
         let accepted = outcomes.map(\.accepted).reduce(0, +)
         let failures = outcomes.map(\.failures).reduce(0, +)
         let requests = outcomes.map(\.requests).reduce(0, +)
-        logger.info("batch propagation: \(seen.sorted.count) of \(reports.count) probe reports seen on the streams; \(accepted) reports accepted in \(requests) requests over \(String(format: "%.1f", elapsed)) s")
+        logger.info("batch propagation: \(seen.sorted.count) of \(reports.count) probe reports seen on the streams (\(seen.superseded) through a later view); \(accepted) reports accepted in \(requests) requests over \(String(format: "%.1f", elapsed)) s")
         return Propagation(targetRate: targetRate, achievedRate: Double(accepted) / elapsed, probeReports: reports.count, matched: seen.sorted.count,
                            beforeAck: seen.beforeAck, p50: seen.percentile(0.5), p99: seen.percentile(0.99), max: seen.sorted.last ?? 0, loadErrors: failures,
-                           reportsPerRequest: reportsPerRequest, requests: requests)
+                           superseded: seen.superseded, reportsPerRequest: reportsPerRequest, requests: requests)
     }
 }
 

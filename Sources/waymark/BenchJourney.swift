@@ -5,6 +5,7 @@ import HTTP
 import JSON
 import Journey
 import Postgres
+import Projections
 import Synchronization
 
 /// The rider side of `waymark bench http`: how long a location report takes to reach riders.
@@ -24,6 +25,8 @@ struct BenchJourney {
     let connections: Int
     let targetRate: Int
     let logger: Logger
+    /// The server's projection runners, whose stage timings are logged for the propagation case.
+    var runners: [ProjectionRunner] = []
 
     static let probeTrips = 10
     /// Trips seeded beyond the probe ones (one per vehicle), so the load re-renders views too.
@@ -41,6 +44,8 @@ struct BenchJourney {
         var p99: Double
         var max: Double
         var loadErrors: Int
+        /// Probe reports seen only through a later position's view (see `ProbeLatencies`).
+        var superseded = 0
         /// Reports per `vehicles:reportLocations` request when batches drove the run; nil when UpdateVehicle did.
         var reportsPerRequest: Int? = nil
         /// Batch requests posted (batch-driven runs).
@@ -70,6 +75,7 @@ struct BenchJourney {
         let loadSeconds = seconds + 2
         let url = "http://127.0.0.1:\(port)"
         let connections = self.connections
+        let stagesBefore = stageTimings()
         async let load = BenchHTTP.offThread { try Subprocess.run(wrk, ["-t1", "-c\(connections)", "-d\(loadSeconds)s", "-s", script, url]) }
         try await Task.sleep(for: .seconds(1))
         let probe = try await BenchHTTP.offThread { [port, token, seconds] in try Probe(port: port, token: token).run(seconds: seconds, vehicles: Self.probeTrips) }
@@ -80,10 +86,25 @@ struct BenchJourney {
         let loadErrors = BenchHTTP.parse(name: "load", wrk: outcome.stdout, served: []).errors
 
         let seen = ProbeLatencies(probe.reports, streams: streams)
+        logStages(since: stagesBefore)
         let probeRate = Double(probe.reports.count) / Double(seconds)
-        logger.info("propagation: \(seen.sorted.count) of \(probe.reports.count) probe reports seen on the streams; load \(String(format: "%.0f", loadRate)) reports/s")
+        logger.info("propagation: \(seen.sorted.count) of \(probe.reports.count) probe reports seen on the streams (\(seen.superseded) through a later view); load \(String(format: "%.0f", loadRate)) reports/s")
         return Propagation(targetRate: targetRate, achievedRate: loadRate + probeRate, probeReports: probe.reports.count, matched: seen.sorted.count,
-                           beforeAck: seen.beforeAck, p50: seen.percentile(0.5), p99: seen.percentile(0.99), max: seen.sorted.last ?? 0, loadErrors: loadErrors)
+                           beforeAck: seen.beforeAck, p50: seen.percentile(0.5), p99: seen.percentile(0.99), max: seen.sorted.last ?? 0, loadErrors: loadErrors,
+                           superseded: seen.superseded)
+    }
+
+    /// Every runner's stage timings, to diff against after a case (`logStages`).
+    func stageTimings() -> [String: ProjectionRunner.Stages] {
+        Dictionary(uniqueKeysWithValues: runners.map { ($0.name, $0.status.stages) })
+    }
+
+    /// Logs where each runner's time went since `before`.
+    func logStages(since before: [String: ProjectionRunner.Stages]) {
+        for runner in runners {
+            let stages = runner.status.stages.since(before[runner.name] ?? .init())
+            logger.info("projection \(runner.name) during the case: \(stages.summary)")
+        }
     }
 
     static func seconds(_ from: ContinuousClock.Instant, _ to: ContinuousClock.Instant) -> Double {
@@ -255,6 +276,26 @@ final class EventTap: Sendable {
         arrivals.withLock { $0[(latitude * 1e7).rounded() / 1e7] }
     }
 
+    /// A lookup of the earliest arrival of a view with a latitude at or above the one asked for
+    /// (nil when none arrived), over what has arrived so far.
+    func firstArrivalAtOrAbove() -> (Double) -> ContinuousClock.Instant? {
+        let byLatitude = arrivals.withLock { $0 }.sorted { $0.key < $1.key }
+        // earliest[i]: the earliest arrival among byLatitude[i...].
+        var earliest = byLatitude.map(\.value)
+        if earliest.count > 1 {
+            for i in stride(from: earliest.count - 2, through: 0, by: -1) { earliest[i] = min(earliest[i], earliest[i + 1]) }
+        }
+        return { latitude in
+            // The first index whose latitude is at or above `latitude` (within half a 1e-7 step).
+            var low = 0, high = byLatitude.count
+            while low < high {
+                let middle = (low + high) / 2
+                if byLatitude[middle].key < latitude - 0.5e-7 { low = middle + 1 } else { high = middle }
+            }
+            return low < earliest.count ? earliest[low] : nil
+        }
+    }
+
     func stop() {
         shutdown(connection.socket, SocketConstants.shutReadWrite)
         _ = done.wait(timeout: .now() + 2)
@@ -304,23 +345,38 @@ struct Probe {
 
 /// Acknowledgement-to-arrival times of probe reports on the riders' streams (0 for an event that
 /// arrived first), for both propagation cases.
+///
+/// A probe vehicle's positions only move north (each report's latitude is above the last), so a
+/// view with a later position also shows the rider everything the earlier one would have: when
+/// the journey projection applies two reports of a vehicle in one batch, only the later view is
+/// pushed, and the earlier report counts as seen when that view arrives ("superseded"). A report
+/// with neither its own view nor a later one on the stream is not seen (lost, or still on its way
+/// at the end of the run).
 struct ProbeLatencies {
     /// Seconds, ascending; reports never seen on a stream are left out.
     let sorted: [Double]
     /// Reports whose event reached the stream before their acknowledgement.
     let beforeAck: Int
+    /// Reports seen only through a later position's view.
+    let superseded: Int
 
     init(_ reports: [Probe.Report], streams: [EventTap]) {
         var latencies: [Double] = []
         var beforeAck = 0
+        var superseded = 0
+        let firstAtOrAbove = streams.map { $0.firstArrivalAtOrAbove() }
         for report in reports {
-            guard let arrived = streams[report.vehicle].arrival(ofLatitude: report.latitude) else { continue }
+            let latitude = (report.latitude * 1e7).rounded() / 1e7
+            let own = streams[report.vehicle].arrival(ofLatitude: latitude)
+            guard let arrived = own ?? firstAtOrAbove[report.vehicle](latitude) else { continue }
+            if own == nil { superseded += 1 }
             let seconds = BenchJourney.seconds(report.acknowledged, arrived)
             if seconds < 0 { beforeAck += 1 }
             latencies.append(max(0, seconds))
         }
         sorted = latencies.sorted()
         self.beforeAck = beforeAck
+        self.superseded = superseded
     }
 
     /// The nearest-rank percentile `p` (0...1); 0 when nothing was seen.
