@@ -21,8 +21,8 @@ package struct DriverFeedProjection: ReadModelProjection, Equatable {
     /// The most messages a feed keeps (oldest dropped first).
     package static let maximumMessages = 20
 
-    var vehicles: [String: VehicleRecord] = [:]
-    var trips: [String: TripRecord] = [:]
+    var vehicles = RecordMap<VehicleRecord>()
+    var trips = RecordMap<TripRecord>()
     var dirtyVehicles: Set<String> = []
     var dirtyTrips: Set<String> = []
 

@@ -34,9 +34,9 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
     package static let vehicleStatesCollection = "vehicle_states"
 
     /// Trip records by key `providers/P/trips/T`.
-    var trips: [String: TripRecord] = [:]
+    var trips = RecordMap<TripRecord>()
     /// Vehicle records by key `providers/P/vehicles/V`.
-    var vehicles: [String: VehicleRecord] = [:]
+    var vehicles = RecordMap<VehicleRecord>()
     /// Vehicle key → keys of non-terminal trips naming that vehicle; derived from `trips`.
     var claims: [String: Set<String>] = [:]
     /// Documents to write at the next `drainChanges`.

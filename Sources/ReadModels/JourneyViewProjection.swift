@@ -69,9 +69,9 @@ package struct JourneyViewProjection: ReadModelProjection {
         }
     }
 
-    var trips: [String: JourneyViewTrip] = [:]
-    private var vehicles: [String: JourneyViewVehicle] = [:]
-    private var views: [String: View] = [:]
+    var trips = RecordMap<JourneyViewTrip>()
+    private var vehicles = RecordMap<JourneyViewVehicle>()
+    private var views = RecordMap<View>()
     /// Vehicle key → keys of the trips it serves; derived from `trips`.
     private var served: [String: Set<String>] = [:]
     /// View documents changed since the last drain (rendered when they changed).
@@ -92,9 +92,9 @@ package struct JourneyViewProjection: ReadModelProjection {
     package init() {}
 
     package mutating func load(_ documents: [DocumentChange]) {
-        trips = [:]
-        vehicles = [:]
-        views = [:]
+        trips = RecordMap()
+        vehicles = RecordMap()
+        views = RecordMap()
         served = [:]
         pending = [:]
         dirtyStates = []

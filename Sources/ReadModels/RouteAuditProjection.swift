@@ -31,7 +31,7 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
     static let stopMatchMeters = 25.0
 
     /// Records by key `providers/P/trips/T`.
-    var audits: [String: AuditRecord] = [:]
+    var audits = RecordMap<AuditRecord>()
     /// Keys whose documents changed since the last drain.
     var dirty: Set<String> = []
 

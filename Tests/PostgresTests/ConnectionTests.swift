@@ -141,6 +141,30 @@ import TestSupport
         }
     }
 
+    /// Stands for what a job captures (a projection batch's statements); only its lifetime matters.
+    private final class Captured: Sendable {}
+
+    @Test func aFinishedPoolJobNoLongerHoldsWhatItCaptured() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let pool = ConnectionPool(.init(conninfo: url, size: 1))
+            weak var released: Captured?
+            do {
+                let captured = Captured()
+                released = captured
+                let answer = try await pool.withConnection { connection in
+                    withExtendedLifetime(captured) {}
+                    return try connection.query("SELECT 1").first!.int64(0)
+                }
+                #expect(answer == 1)
+            }
+            // The worker drops the job right after running it; the pool must not keep it (it used to
+            // keep the last 1,024 finished jobs, and with them every batch's document text).
+            for _ in 0..<200 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(released == nil, "the pool still holds a finished job's captures")
+            await pool.shutdown()
+        }
+    }
+
     @Test func connectingToAMissingServerFailsRetriably() async throws {
         do {
             _ = try Connection(conninfo: "postgresql:///postgres?host=/nonexistent-waymark&port=1")
