@@ -19,6 +19,12 @@ waymark_limit_malloc_arenas(int arenas) {
   return mallopt(M_ARENA_MAX, arenas);
 }
 
+/* Returns free memory of every malloc arena to the kernel (malloc_trim); 1 if some was released. */
+static inline int
+waymark_malloc_trim(void) {
+  return malloc_trim(0);
+}
+
 /* Swift cannot call C variadic functions, and MHD_start_daemon, MHD_get_connection_info and
    MHD_get_daemon_info are variadic. These non-variadic wrappers are the only shims: the
    Clang importer compiles header inline functions itself, so no C target is needed. */

@@ -9,4 +9,11 @@ package enum MallocArenas {
     package static func limit(to arenas: Int32) -> Bool {
         waymark_limit_malloc_arenas(arenas) == 1
     }
+
+    /// Gives the free pages of every arena back to the kernel (`malloc_trim(0)`), also those in
+    /// the middle of an arena, which glibc otherwise keeps. True if some memory was released.
+    @discardableResult
+    package static func trim() -> Bool {
+        waymark_malloc_trim() == 1
+    }
 }

@@ -11,6 +11,9 @@ struct MemorySettings {
     /// `WAYMARK_CONNECTION_MEMORY_BYTES`: libmicrohttpd's memory pool per connection (request
     /// headers must fit in it; larger headers are answered 431).
     var connectionMemoryBytes: Int
+    /// `WAYMARK_MALLOC_TRIM_SECONDS`: how often free heap pages are given back to the kernel
+    /// (`malloc_trim`); 0 turns it off.
+    var mallocTrimSeconds: Int = 10
 
     static func load(_ environment: [String: String]) throws -> MemorySettings {
         let cacheText = environment["WAYMARK_AGGREGATE_CACHE"] ?? String(WaymarkAPI.defaultAggregateCache)
@@ -21,7 +24,11 @@ struct MemorySettings {
         guard let pool = Int(poolText), (8192...(1 << 20)).contains(pool) else {
             throw UsageError("WAYMARK_CONNECTION_MEMORY_BYTES must be a whole number of bytes from 8192 to 1048576, got \(poolText.debugDescription)")
         }
-        return MemorySettings(aggregateCache: cache, connectionMemoryBytes: pool)
+        let trimText = environment["WAYMARK_MALLOC_TRIM_SECONDS"] ?? "10"
+        guard let trim = Int(trimText), (0...3600).contains(trim) else {
+            throw UsageError("WAYMARK_MALLOC_TRIM_SECONDS must be a whole number of seconds from 0 (off) to 3600, got \(trimText.debugDescription)")
+        }
+        return MemorySettings(aggregateCache: cache, connectionMemoryBytes: pool, mallocTrimSeconds: trim)
     }
 
     /// Arenas glibc's malloc may create when `MALLOC_ARENA_MAX` is not set. By default it makes up
@@ -34,5 +41,24 @@ struct MemorySettings {
     static func limitMallocArenas(_ environment: [String: String]) {
         guard environment["MALLOC_ARENA_MAX"] == nil else { return }
         MallocArenas.limit(to: defaultMallocArenas)
+    }
+
+    /// Starts a thread that trims the heap every `mallocTrimSeconds` (none when 0).
+    ///
+    /// glibc returns freed memory to the kernel only from the top of an arena; pages freed in the
+    /// middle (a projection batch's statements, a finished request's JSON) stay resident. Trimming
+    /// walks the arenas and releases them (`madvise`): a few milliseconds on its own thread, never
+    /// on the request or executor threads.
+    func startHeapTrimming() {
+        guard mallocTrimSeconds > 0 else { return }
+        let interval = TimeInterval(mallocTrimSeconds)
+        let thread = Thread {
+            while true {
+                Thread.sleep(forTimeInterval: interval)
+                MallocArenas.trim()
+            }
+        }
+        thread.name = "waymark-heap-trim"
+        thread.start()
     }
 }

@@ -34,6 +34,7 @@ enum ServeCommand {
         let streamLimits = try StreamLimits.load(environment)
         let memory = try MemorySettings.load(environment)
         MemorySettings.limitMallocArenas(environment)
+        memory.startHeapTrimming()
         let replicaSettings = try ReplicaSettings.load(environment, flags: flags)
         let scaleOut = try ScaleOutSettings.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)

@@ -22,6 +22,14 @@ import TestSupport
         #expect(result.stderr.contains("WAYMARK_PG_PORT must be a port number"))
     }
 
+    @Test func serveRefusesAHeapTrimIntervalThatIsNotAWholeNumberOfSeconds() async throws {
+        for bad in ["often", "-1", "3601"] {
+            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_MALLOC_TRIM_SECONDS": bad, "WAYMARK_HTTP_PORT": "0"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("WAYMARK_MALLOC_TRIM_SECONDS must be a whole number of seconds from 0 (off) to 3600"))
+        }
+    }
+
     @Test func dbStatusOfAMissingClusterSaysSoWithExitThree() async throws {
         let result = try await WaymarkBinary.run(["db", "status", "--data-dir", "/tmp/wm-none-\(UUID().uuidString)/pg"])
         #expect(result.status == 3)
