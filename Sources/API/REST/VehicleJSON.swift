@@ -39,7 +39,8 @@ enum VehicleJSON {
         var values: [String: JSONValue] = [:]
         for field in fields { if let value = try vehicle.take(field) { values[field] = value } }
         try vehicle.finish()
-        try checkTypes(values)
+        // The body's lastLocation, read once: checked here and applied below when masked.
+        let lastLocation = try checkTypes(values)
         var paths: [String] = []
         for raw in mask {
             let path = ProtoObject.camelCase(raw)
@@ -57,8 +58,7 @@ enum VehicleJSON {
                 changes.append(.vehicleState(try values[field].map { v throws(APIError) in try ProtoValue.enumeration(v, .vehicleState, at: at(field), as: VehicleState.self) } ?? .unknown))
             case "lastLocation", "pastLocations":
                 handled.formUnion(["lastLocation", "pastLocations"])
-                let location = paths.contains("lastLocation")
-                    ? try values["lastLocation"].map { v throws(APIError) in try FleetEngineValues.vehicleLocation(v, at: at("lastLocation")) } : nil
+                let location = paths.contains("lastLocation") ? lastLocation : nil
                 let past = paths.contains("pastLocations")
                     ? try values["pastLocations"].map { v throws(APIError) in try FleetEngineValues.list(v, at: at("pastLocations"), FleetEngineValues.vehicleLocation) } ?? [] : []
                 changes.append(.location(location, pastLocations: past))
@@ -116,7 +116,11 @@ enum VehicleJSON {
 
     /// Reads every field present in an UpdateVehicle body, masked or not, so a wrong type anywhere
     /// is refused as a proto3 JSON parser would (only masked fields are applied).
-    static func checkTypes(_ values: [String: JSONValue]) throws(APIError) {
+    ///
+    /// Returns the body's `lastLocation` as read, so UpdateVehicle (nearly always a location
+    /// update) does not read it a second time; nil when the body has none.
+    static func checkTypes(_ values: [String: JSONValue]) throws(APIError) -> VehicleLocation? {
+        var lastLocation: VehicleLocation?
         for (field, value) in values {
             let path = "vehicle.\(field)"
             switch field {
@@ -131,7 +135,7 @@ enum VehicleJSON {
             case "currentTrips":
                 _ = try FleetEngineValues.list(value, at: path) { v, p throws(APIError) in try ProtoValue.string(v, at: p) }
             case "lastLocation":
-                _ = try FleetEngineValues.vehicleLocation(value, at: path)
+                lastLocation = try FleetEngineValues.vehicleLocation(value, at: path)
             case "pastLocations":
                 _ = try FleetEngineValues.list(value, at: path, FleetEngineValues.vehicleLocation)
             case "maximumCapacity", "remainingDistanceMeters", "remainingTimeSeconds", "availableCapacity":
@@ -158,6 +162,7 @@ enum VehicleJSON {
                 continue
             }
         }
+        return lastLocation
     }
 
     static func attributes(_ body: JSONValue) throws(APIError) -> [Attribute] {
