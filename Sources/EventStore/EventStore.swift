@@ -130,19 +130,39 @@ package final class EventStore: Sendable {
     /// event with a lower feed position can become visible later. A reader that advances its
     /// checkpoint to the last event it received therefore never skips one.
     package func readAll(after position: FeedPosition, limit: Int = 1000) async throws(EventStoreError) -> [RecordedEvent] {
-        try await read("read feed", Self.feedSQL, [String(position.transactionId), String(position.globalPosition), String(limit)])
+        let parameters = [String(position.transactionId), String(position.globalPosition), String(limit)]
+        do {
+            return try await pool.withConnection { connection in
+                var events: [RecordedEvent] = []
+                events.reserveCapacity(Swift.min(Swift.max(limit, 0), 10_000))
+                var decoder = FeedRowDecoder()
+                try connection.forEachRow(Self.feedStatement, parameters, format: .binary, streaming: true) { row in
+                    events.append(try decoder.decode(row))
+                }
+                return events
+            }
+        } catch {
+            throw EventStoreError.wrapping(error, "read feed")
+        }
     }
 
     /// The feed page query: `$1` transaction id and `$2` position to read after, `$3` the limit.
     ///
     /// Ordered by the `xid8` column and the position, which the `(txid, global_position)` index
     /// of each partition returns in order, so a page reads only its own rows.
-    static let feedSQL = """
-        SELECT \(columns) FROM events
+    ///
+    /// Each read connection prepares it once: planning a query over the partitioned `events` table
+    /// took 1–5 ms of a 5,000-event page. Its columns come in binary format (`FeedRowDecoder` reads
+    /// them), which spares the server the text output of integers, the uuid, the timestamp and the
+    /// hash, and us their parsing; the rows are decoded as they arrive (single-row mode), while the
+    /// server is still producing the rest of the page.
+    static let feedStatement = PreparedStatement(name: "waymark_feed_page", sql: """
+        SELECT global_position, txid, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at, hash
+        FROM events
         WHERE (txid, global_position) > ($1::xid8, $2::bigint)
           AND txid < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY events.txid, events.global_position LIMIT $3
-        """
+        """, parameterCount: 3)
 
     /// A live, gap-safe feed of every event after `position`: catches up, then waits for new ones.
     package func subscribe(after position: FeedPosition, batchSize: Int = 500, pollInterval: Duration = .milliseconds(500)) -> FeedSubscription {

@@ -32,6 +32,8 @@ package final class Connection {
     private var handle: OpaquePointer?
     package let conninfo: String
     private let setupStatements: [String]
+    /// Names of the `PreparedStatement`s this session has prepared (a new session starts empty).
+    private var preparedNames: Set<String> = []
 
     /// Opens a connection; `conninfo` is a libpq connection string or `postgresql://` URL (empty: libpq's `PG*` variables).
     package init(conninfo: String, setupStatements: [String] = []) throws(PostgresError) {
@@ -47,6 +49,7 @@ package final class Connection {
     private func connect() throws(PostgresError) {
         if let handle { PQfinish(handle) }
         handle = nil
+        preparedNames = []
         guard let conn = PQconnectdb(conninfo) else {
             throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
         }
@@ -114,6 +117,57 @@ package final class Connection {
         for row in 0..<rowCount {
             try body(RawRow(result: result, row: row, columnCount: columnCount))
         }
+    }
+
+    /// Runs a prepared statement (preparing it first on this connection if needed) and hands each
+    /// row to `body` in place, in `format`.
+    ///
+    /// With `streaming`, libpq's single-row mode hands each row over as soon as it arrives, so the
+    /// caller decodes the first rows while the server is still producing the last ones (on a
+    /// page of thousands of rows that overlaps the server's work with ours). If `body` throws,
+    /// the rest of the result is read and dropped, so the connection stays usable, and the error
+    /// is rethrown. A session that lost the statement (`DEALLOCATE`, `DISCARD ALL`) prepares it again.
+    package func forEachRow(_ statement: PreparedStatement, _ parameters: [String?], format: ResultFormat = .text,
+                            streaming: Bool = false, _ body: (RawRow) throws -> Void) throws {
+        do {
+            try runPrepared(statement, parameters, format: format, streaming: streaming, body)
+        } catch {
+            // 26000 invalid_sql_statement_name: the statement did not run at all, so no row reached `body`.
+            guard (error as? PostgresError)?.sqlState == "26000", preparedNames.remove(statement.name) != nil else { throw error }
+            try runPrepared(statement, parameters, format: format, streaming: streaming, body)
+        }
+    }
+
+    private func runPrepared(_ statement: PreparedStatement, _ parameters: [String?], format: ResultFormat,
+                             streaming: Bool, _ body: (RawRow) throws -> Void) throws {
+        let conn = try requireHandle()
+        if !preparedNames.contains(statement.name) {
+            _ = try consume(PQprepare(conn, statement.name, statement.sql, Int32(statement.parameterCount), nil),
+                            context: "prepare \(statement.name)")
+            preparedNames.insert(statement.name)
+        }
+        let sent = ParameterBuffer(parameters).withPointers { count, values in
+            PQsendQueryPrepared(conn, statement.name, count, values, nil, nil, format == .binary ? 1 : 0)
+        }
+        guard sent == 1 else { throw lostOrFailed("could not send statement \(statement.name)") }
+        if streaming {
+            guard PQsetSingleRowMode(conn) == 1 else { throw lostOrFailed("could not enter single-row mode") }
+        }
+        var failure: (any Error)?
+        while let result = PQgetResult(conn) {
+            defer { PQclear(result) }
+            guard failure == nil else { continue }
+            do {
+                try check(result, context: "statement \(statement.name)")
+                let columnCount = Int(PQnfields(result))
+                for row in 0..<PQntuples(result) {
+                    try body(RawRow(result: result, row: row, columnCount: columnCount))
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
     }
 
     /// Sends one statement with text parameters and waits for its result (nil: none came back).
@@ -358,7 +412,7 @@ package final class Connection {
     private func check(_ result: OpaquePointer, context: String) throws(PostgresError) {
         let status = PQresultStatus(result)
         switch status {
-        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_EMPTY_QUERY, PGRES_PIPELINE_SYNC:
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_SINGLE_TUPLE, PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_EMPTY_QUERY, PGRES_PIPELINE_SYNC:
             break
         default:
             let message = Self.trimmed(PQresultErrorMessage(result))

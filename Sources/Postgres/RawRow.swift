@@ -1,9 +1,9 @@
 import CLibPQ
 import Foundation
 
-/// One row of a text-format result, read in place from libpq's buffer (see
-/// `Connection.query(_:_:decode:)`). Valid only inside the `decode` call that received it: never
-/// store it or a buffer it handed out.
+/// One row of a result, read in place from libpq's buffer (see `Connection.forEachRow`): text
+/// format unless the statement asked for binary (then the `binary...` accessors read it). Valid
+/// only inside the call that received it: never store it or a buffer it handed out.
 package struct RawRow {
     @usableFromInline let result: OpaquePointer
     @usableFromInline let row: Int32
@@ -63,5 +63,48 @@ package struct RawRow {
             throw PostgresError(.protocolViolation, "column \(column) is not bytea in hex format")
         }
         return value
+    }
+
+    // MARK: - Binary format
+
+    /// A column of a binary-format result holding a big-endian 8-byte integer (`bigint`, `xid8`).
+    @inlinable
+    package func binaryInt64(_ column: Int) throws -> Int64 {
+        try withBytes(column) { bytes in
+            guard bytes.count == 8 else { throw PostgresError(.protocolViolation, "column \(column) is not 8 bytes in binary format") }
+            return Int64(bigEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(as: Int64.self))
+        }
+    }
+
+    /// A `timestamptz` column of a binary-format result, as microseconds since the Unix epoch
+    /// (PostgreSQL sends microseconds since 2000-01-01 UTC).
+    @inlinable
+    package func binaryMicros(_ column: Int) throws -> Int64 {
+        try binaryInt64(column) + 946_684_800_000_000
+    }
+
+    /// A `uuid` column of a binary-format result (its 16 bytes).
+    package func binaryUUID(_ column: Int) throws -> UUID {
+        try withBytes(column) { bytes in
+            guard bytes.count == 16 else { throw PostgresError(.protocolViolation, "column \(column) is not a uuid in binary format") }
+            var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: UnsafeRawBufferPointer(bytes)) }
+            return UUID(uuid: uuid)
+        }
+    }
+
+    /// Calls `body` with the JSON text of a `jsonb` column of a binary-format result (its send
+    /// format is a version byte, 1, then the text).
+    @inlinable
+    package func withBinaryJSONB<T>(_ column: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) throws -> T {
+        try withBytes(column) { bytes in
+            guard bytes.count >= 1, bytes[0] == 1 else { throw PostgresError(.protocolViolation, "column \(column) is not jsonb version 1 in binary format") }
+            return try body(UnsafeBufferPointer(rebasing: bytes.dropFirst()))
+        }
+    }
+
+    /// A `bytea` column of a binary-format result (its bytes as they are).
+    package func binaryBytes(_ column: Int) throws -> [UInt8] {
+        try withBytes(column) { Array($0) }
     }
 }

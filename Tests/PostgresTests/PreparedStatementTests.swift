@@ -1,0 +1,99 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+@Suite(.timeLimit(.minutes(2))) struct PreparedStatementTests {
+    /// Text form and binary form of the same values, side by side in one row.
+    static let both = PreparedStatement(name: "test_both_formats", sql: """
+        SELECT n::bigint, (n + 4000000000)::text::xid8, ('{"n":' || n || ',"s":"ü"}')::jsonb, u, t,
+               decode(md5(n::text), 'hex'), 'ü-' || n
+        FROM generate_series(-2, $1::int) n,
+             LATERAL (SELECT md5(n::text)::uuid AS u, timestamptz '2026-05-20 12:34:56.789012+00' + n * interval '1 day' AS t) x
+        ORDER BY n
+        """, parameterCount: 1)
+
+    struct Decoded: Equatable {
+        let n: Int64, x: UInt64, json: String, id: UUID, micros: Int64, bytes: [UInt8], text: String
+    }
+
+    @Test func binaryColumnsDecodeToTheSameValuesAsTheirTextForms() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                var text: [Decoded] = [], binary: [Decoded] = []
+                let sql = Self.both.sql.replacingOccurrences(of: "SELECT n::bigint, ", with: "SELECT n::bigint, (extract(epoch FROM t) * 1000000)::bigint, ")
+                try connection.forEachRow(sql, ["3"]) { row in
+                    text.append(Decoded(n: try row.int64(0), x: try row.uint64(2), json: try row.string(3), id: try row.uuid(4),
+                                        micros: try row.int64(1), bytes: try row.bytes(6), text: try row.string(7)))
+                }
+                try connection.forEachRow(Self.both, ["3"], format: .binary) { row in
+                    binary.append(Decoded(n: try row.binaryInt64(0), x: UInt64(bitPattern: try row.binaryInt64(1)),
+                                          json: try row.withBinaryJSONB(2) { String(decoding: $0, as: UTF8.self) },
+                                          id: try row.binaryUUID(3), micros: try row.binaryMicros(4), bytes: try row.binaryBytes(5),
+                                          text: try row.string(6)))
+                    #expect(throws: PostgresError.self) { try row.binaryUUID(0) }
+                    #expect(throws: PostgresError.self) { try row.withBinaryJSONB(0) { _ in 0 } }
+                }
+                #expect(binary.count == 6)
+                #expect(binary == text)
+                let first = try #require(binary.first)
+                #expect(first.micros == Int64(1_779_280_496_789_012 - 2 * 86_400_000_000), "2026-05-18 12:34:56.789012 UTC")
+            }
+        }
+    }
+
+    @Test func streamedRowsAreTheRowsOfOneResultAndAThrowingBodyLeavesTheConnectionUsable() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                var whole: [Int64] = [], streamed: [Int64] = []
+                try connection.forEachRow(Self.both, ["20000"], format: .binary) { row in whole.append(try row.binaryInt64(0)) }
+                try connection.forEachRow(Self.both, ["20000"], format: .binary, streaming: true) { row in streamed.append(try row.binaryInt64(0)) }
+                #expect(whole.count == 20_003)
+                #expect(streamed == whole)
+
+                struct Stop: Error {}
+                var seen = 0
+                #expect(throws: Stop.self) {
+                    try connection.forEachRow(Self.both, ["20000"], format: .binary, streaming: true) { _ in
+                        seen += 1
+                        if seen == 10 { throw Stop() }
+                    }
+                }
+                #expect(seen == 10, "no row reaches the body after it threw")
+                #expect(try connection.query("SELECT 41 + 1").first?.int64(0) == 42)
+                #expect(throws: PostgresError.self) {
+                    try connection.forEachRow(PreparedStatement(name: "test_fails", sql: "SELECT 1 / $1::int", parameterCount: 1), ["0"], streaming: true) { _ in }
+                }
+                #expect(try connection.query("SELECT 41 + 1").first?.int64(0) == 42)
+            }
+        }
+    }
+
+    @Test func aStatementIsPreparedOncePerSessionAndAgainAfterTheSessionDroppedIt() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                func count() throws -> Int64 {
+                    try connection.query("SELECT count(*) FROM pg_prepared_statements WHERE name = $1", [Self.both.name]).first!.int64(0)
+                }
+                func rows() throws -> Int {
+                    var n = 0
+                    try connection.forEachRow(Self.both, ["0"]) { _ in n += 1 }
+                    return n
+                }
+                #expect(try count() == 0)
+                #expect(try rows() == 3)
+                #expect(try rows() == 3)
+                #expect(try count() == 1)
+                try connection.execute("DEALLOCATE ALL")
+                #expect(try rows() == 3, "the dropped statement is prepared again, transparently")
+                #expect(try count() == 1)
+                try connection.reconnect()
+                #expect(try count() == 0)
+                #expect(try rows() == 3, "a new session prepares it again")
+            }
+        }
+    }
+}
