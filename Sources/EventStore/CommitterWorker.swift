@@ -128,9 +128,7 @@ final class CommitterWorker: @unchecked Sendable {
         // `stream_id = ANY($1)` beside the join lets the planner find the heads through the primary
         // key; with the join alone it hashed the whole streams table for every group (~6 ms for 500
         // streams against ~3 ms, measured with 10,000 streams).
-        let statements = [
-            Statement("BEGIN"),
-            Statement("""
+        let guardedHeads = Statement("""
                 WITH updated AS (
                     UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $5::timestamptz
                     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(stream_id, old_version, version, last_hash)
@@ -143,25 +141,80 @@ final class CommitterWorker: @unchecked Sendable {
                       PostgresText.arrayLiteral(ids.map { cached[$0]!.version }),
                       PostgresText.arrayLiteral(ids.map { changed[$0]!.version }),
                       PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(changed[$0]!.hash) }),
-                      recordedAt, String(ids.count)]),
+                      recordedAt, String(ids.count)])
+        if plan.rows.count >= Self.copyRows {
+            return try commitCopying(plan, decisions, guardedHeads: guardedHeads, recordedAt: recordedAt, on: connection)
+        }
+        let written = try connection.pipeline([
+            Statement("BEGIN"),
+            guardedHeads,
             plan.insertStatement(),
             Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]),
             Statement("COMMIT"),
-        ]
-        let written = try connection.pipeline(statements)
-        return try committed(plan, decisions, inserted: written[2], fastPath: true)
+        ])
+        let (positions, transactionId) = try Self.positions(inserted: written[2])
+        return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: true)
     }
 
-    /// After a commit: maps the insert's (event id, position) rows, remembers the new stream heads,
-    /// counts the group, wakes local feed readers, and resolves every append's result.
-    private func committed(_ plan: GroupPlan, _ decisions: [[Decision]], inserted: QueryResult, fastPath: Bool) throws -> [[Result<AppendResult, EventStoreError>]] {
+    /// Groups of at least this many events are written with `COPY` (see `commitCopying`).
+    static let copyRows = 128
+
+    /// The fast path for large groups: heads guarded and positions drawn in one round trip, the rows
+    /// of `events` and `event_ids` sent with `COPY`, then `NOTIFY` and `COMMIT` (four round trips in
+    /// all, against one for the single insert statement).
+    ///
+    /// PostgreSQL parses COPY rows far more cheaply than it splits a JSON array into rows, joins them
+    /// with their columns and inserts the ids from the insert's `RETURNING` (the statement of
+    /// `GroupPlan.insertStatement`); with hundreds of events a group the extra round trips cost less
+    /// than that work. Positions come from the column's own sequence, drawn inside the transaction,
+    /// exactly as the column default would: unique, ascending in the group's order, and ordered in
+    /// the feed by the writing transaction as every other insert.
+    private func commitCopying(_ plan: GroupPlan, _ decisions: [[Decision]], guardedHeads: Statement, recordedAt: String,
+                               on connection: Connection) throws -> [[Result<AppendResult, EventStoreError>]] {
+        let read = try connection.pipeline([
+            Statement("BEGIN"),
+            guardedHeads,
+            Statement("SELECT pg_current_xact_id()::text, nextval('events_global_position_seq') FROM generate_series(1, $1::int)",
+                      [String(plan.rows.count)]),
+        ])
+        let drawn = read[2].rows
+        guard drawn.count == plan.rows.count else {
+            throw EventStoreError(.storage, "drew \(drawn.count) positions for \(plan.rows.count) events")
+        }
+        let transactionId = try drawn.first.map { row throws(PostgresError) in try row.uint64(0) }
         var positions: [UUID: Int64] = [:]
         positions.reserveCapacity(plan.rows.count)
+        var ordered: [Int64] = []
+        ordered.reserveCapacity(plan.rows.count)
+        for (row, event) in zip(drawn, plan.rows) {
+            let position = try row.int64(1)
+            positions[event.event.id] = position
+            ordered.append(position)
+        }
+        let (events, ids) = plan.copyRows(positions: ordered, recordedAt: recordedAt)
+        try connection.copyIn("COPY events (global_position, category, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at, hash) FROM STDIN",
+                              data: events)
+        try connection.copyIn("COPY event_ids (event_id, stream_id, stream_version, global_position, payload_hash, recorded_at) FROM STDIN", data: ids)
+        _ = try connection.pipeline([Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]), Statement("COMMIT")])
+        return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: true)
+    }
+
+    /// The (event id → position) map and the transaction id from the insert statement's rows.
+    private static func positions(inserted: QueryResult) throws -> (positions: [UUID: Int64], transactionId: UInt64?) {
+        var positions: [UUID: Int64] = [:]
+        positions.reserveCapacity(inserted.rows.count)
         var transactionId: UInt64?
         for row in inserted.rows {
             positions[try row.uuid(0)] = try row.int64(1)
             if transactionId == nil { transactionId = try row.uint64(2) }
         }
+        return (positions, transactionId)
+    }
+
+    /// After a commit: takes the events' positions, remembers the new stream heads, counts the
+    /// group, wakes local feed readers, and resolves every append's result.
+    private func committed(_ plan: GroupPlan, _ decisions: [[Decision]], positions: [UUID: Int64], transactionId: UInt64?,
+                           fastPath: Bool) throws -> [[Result<AppendResult, EventStoreError>]] {
         guard positions.count == plan.rows.count else {
             throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(plan.rows.count) events")
         }
@@ -248,7 +301,8 @@ final class CommitterWorker: @unchecked Sendable {
         round2.append(Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]))
         round2.append(Statement("COMMIT"))
         let written = try connection.pipeline(round2)
-        return try committed(plan, decisions, inserted: written[round2.count - 3], fastPath: false)
+        let (positions, transactionId) = try Self.positions(inserted: written[round2.count - 3])
+        return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: false)
     }
 
     private func ensurePartitions(for micros: Int64, on connection: Connection) throws {
@@ -459,6 +513,43 @@ struct GroupPlan {
         head.changed = true
         heads[stream] = head
         return .appended(streamId: stream, first: first, last: head.version, ids: append.events.map(\.id))
+    }
+
+    /// The rows in COPY text format for `events` (global_position, category, stream_id,
+    /// stream_version, event_id, event_type, data, metadata, recorded_at, hash) and for `event_ids`
+    /// (event_id, stream_id, stream_version, global_position, payload_hash, recorded_at);
+    /// `positions` holds each row's position, in order.
+    func copyRows(positions: [Int64], recordedAt: String) -> (events: [UInt8], ids: [UInt8]) {
+        var events: [UInt8] = [], ids: [UInt8] = []
+        events.reserveCapacity(rows.reduce(0) { $0 + $1.event.canonicalData.count + $1.event.canonicalMetadata.count + 260 })
+        ids.reserveCapacity(rows.count * 200)
+        let tab = UInt8(ascii: "\t"), newline = UInt8(ascii: "\n")
+        var recorded: [UInt8] = []
+        PostgresText.appendCopyField(recordedAt, into: &recorded)
+        func bytea(_ bytes: [UInt8], into out: inout [UInt8]) {
+            PostgresText.appendCopyField(PostgresText.hexBytea(bytes), into: &out)
+        }
+        for (row, position) in zip(rows, positions) {
+            let position = String(position).utf8, version = String(row.version).utf8, id = row.event.id.lowercasedText.utf8
+            events.append(contentsOf: position); events.append(tab)
+            PostgresText.appendCopyField(row.category, into: &events); events.append(tab)
+            PostgresText.appendCopyField(row.streamId, into: &events); events.append(tab)
+            events.append(contentsOf: version); events.append(tab)
+            events.append(contentsOf: id); events.append(tab)
+            PostgresText.appendCopyField(row.event.type, into: &events); events.append(tab)
+            PostgresText.appendCopyField(row.event.canonicalData, into: &events); events.append(tab)
+            PostgresText.appendCopyField(row.event.canonicalMetadata, into: &events); events.append(tab)
+            events.append(contentsOf: recorded); events.append(tab)
+            bytea(row.hash, into: &events); events.append(newline)
+
+            ids.append(contentsOf: id); ids.append(tab)
+            PostgresText.appendCopyField(row.streamId, into: &ids); ids.append(tab)
+            ids.append(contentsOf: version); ids.append(tab)
+            ids.append(contentsOf: position); ids.append(tab)
+            bytea(row.event.payloadHash, into: &ids); ids.append(tab)
+            ids.append(contentsOf: recorded); ids.append(newline)
+        }
+        return (events, ids)
     }
 
     /// One statement inserting every row into `events` and `event_ids`, returning (event_id, global_position).
