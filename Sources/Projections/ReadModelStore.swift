@@ -73,12 +73,23 @@ package struct ReadModelStore: Sendable {
         let deletes = order.compactMap { latest[$0] }.filter { $0.document == nil }
         var statements: [Statement] = []
         if !upserts.isEmpty {
+            // The documents travel as one JSON array, split by `jsonb_array_elements`: written once
+            // into one buffer, with no `jsonb[]` literal whose every quote is escaped here and
+            // unescaped again by the server (as the event store's insert does).
+            var documents: [UInt8] = [UInt8(ascii: "[")]
+            for (index, upsert) in upserts.enumerated() {
+                if index > 0 { documents.append(UInt8(ascii: ",")) }
+                documents.append(contentsOf: upsert.document!.compactBytes())
+            }
+            documents.append(UInt8(ascii: "]"))
             statements.append(Statement("""
                 INSERT INTO \(quotedTable) (collection, key, document)
-                SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
+                SELECT u.collection, u.key, d.value
+                FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(collection, key, ord)
+                JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
                 ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
                 """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
-                      PostgresText.arrayLiteral(upserts.map { $0.document!.compactString })]))
+                      String(decoding: documents, as: UTF8.self)]))
         }
         if !deletes.isEmpty {
             statements.append(Statement("""
