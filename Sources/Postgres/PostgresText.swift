@@ -186,19 +186,6 @@ package enum PostgresText {
         if runStart < buffer.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
     }
 
-    /// ``appendCopyField(_:into:)`` for any byte sequence (generic: prefer the overloads above on hot paths).
-    package static func appendCopyField(_ value: some Sequence<UInt8>, into out: inout [UInt8]) {
-        for byte in value {
-            switch byte {
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
-            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            default: out.append(byte)
-            }
-        }
-    }
-
     /// A `timestamptz` in microseconds since the Unix epoch, as PostgreSQL input text (UTC, ISO 8601).
     package static func timestamp(microseconds: Int64) -> String {
         let seconds = microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000

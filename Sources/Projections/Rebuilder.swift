@@ -153,9 +153,9 @@ package enum Rebuilder {
         var out: [UInt8] = []
         for document in documents {
             guard let value = document.document else { continue }
-            PostgresText.appendCopyField(document.collection.utf8, into: &out)
+            PostgresText.appendCopyField(document.collection, into: &out)
             out.append(UInt8(ascii: "\t"))
-            PostgresText.appendCopyField(document.key.utf8, into: &out)
+            PostgresText.appendCopyField(document.key, into: &out)
             out.append(UInt8(ascii: "\t"))
             PostgresText.appendCopyField(value.compactBytes(), into: &out)
             out.append(UInt8(ascii: "\n"))

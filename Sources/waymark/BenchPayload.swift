@@ -66,13 +66,13 @@ struct BenchPayload {
     static func appendCopyRow(streamId: String, version: Int, eventId: UUID, type: String, data: [UInt8],
                               metadata: [UInt8], recordedAt: String, hash: [UInt8], into out: inout [UInt8]) {
         let tab = UInt8(ascii: "\t")
-        PostgresText.appendCopyField(streamId.utf8, into: &out)
+        PostgresText.appendCopyField(streamId, into: &out)
         out.append(tab)
         out.append(contentsOf: String(version).utf8)
         out.append(tab)
         out.append(contentsOf: eventId.uuidString.utf8)
         out.append(tab)
-        PostgresText.appendCopyField(type.utf8, into: &out)
+        PostgresText.appendCopyField(type, into: &out)
         out.append(tab)
         PostgresText.appendCopyField(data, into: &out)
         out.append(tab)
@@ -80,7 +80,7 @@ struct BenchPayload {
         out.append(tab)
         out.append(contentsOf: recordedAt.utf8)
         out.append(tab)
-        PostgresText.appendCopyField(PostgresText.hexBytea(hash).utf8, into: &out)
+        PostgresText.appendCopyField(PostgresText.hexBytea(hash), into: &out)
         out.append(UInt8(ascii: "\n"))
     }
 

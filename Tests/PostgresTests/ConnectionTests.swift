@@ -89,7 +89,7 @@ import TestSupport
                 let bodies = ["tab\there", "new\nline", "back\\slash", "{\"json\": \"value\"}"]
                 for (index, body) in bodies.enumerated() {
                     data.append(contentsOf: "\(index)\t".utf8)
-                    PostgresText.appendCopyField(body.utf8, into: &data)
+                    PostgresText.appendCopyField(body, into: &data)
                     data.append(UInt8(ascii: "\n"))
                 }
                 #expect(try connection.copyIn("COPY t (id, body) FROM STDIN", data: data) == bodies.count)
