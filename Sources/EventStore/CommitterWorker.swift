@@ -242,10 +242,7 @@ final class CommitterWorker: @unchecked Sendable {
         ]
         if !eventIds.isEmpty {
             round1.append(Statement(
-                """
-                SELECT i.event_id, i.stream_id, i.stream_version, i.global_position, i.payload_hash
-                FROM unnest($1::uuid[]) AS q(event_id) CROSS JOIN LATERAL (SELECT * FROM event_ids WHERE event_id = q.event_id OFFSET 0) i
-                """,
+                "SELECT i.event_id, i.stream_id, i.stream_version, i.global_position, i.payload_hash FROM " + EventStore.eventIdProbeSQL,
                 [PostgresText.arrayLiteral(eventIds.map(\.lowercasedText))]))
         }
         let read = try connection.pipeline(round1)

@@ -20,13 +20,19 @@ extension EventStore {
         }
     }
 
-    /// `$1` the ids. Each id is probed on its own through `event_ids`' primary key: `OFFSET 0` keeps
-    /// the planner from flattening the probe into a hash join over the whole table, which it chose
-    /// for a `= ANY` of 500 ids as for a join (~20 ms a request at 200,000 ids, growing with the log). The lateral subquery names category, stream, version and recorded
-    /// time, so each probe is pruned to one partition and answered by its `(stream_id, stream_version)` index.
-    static let eventsByIdSQL = """
-        SELECT e.* FROM unnest($1::uuid[]) AS q(event_id)
+    /// `$1` (a `uuid[]`) joined to the `event_ids` rows of those ids, as `i`: each id probed on its
+    /// own through the primary key. `OFFSET 0` keeps the planner from flattening the probe into a
+    /// hash join over the whole table, which it chose for a `= ANY` of 500 ids as for a join (~20 ms
+    /// a request at 200,000 ids, growing with the log). Used here and by the committers' locking path.
+    static let eventIdProbeSQL = """
+        unnest($1::uuid[]) AS q(event_id)
         CROSS JOIN LATERAL (SELECT * FROM event_ids WHERE event_id = q.event_id OFFSET 0) i
+        """
+
+    /// `$1` the ids. The lateral subquery names category, stream, version and recorded time, so
+    /// each probe is pruned to one partition and answered by its `(stream_id, stream_version)` index.
+    static let eventsByIdSQL = """
+        SELECT e.* FROM \(eventIdProbeSQL)
         CROSS JOIN LATERAL (
             SELECT \(columns) FROM events
             WHERE category = split_part(i.stream_id, ':', 1) AND stream_id = i.stream_id
