@@ -105,6 +105,35 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// The members sorted by the UTF-8 bytes of their keys, for the canonical form.
+    /// The positions of the members in the order of their keys' UTF-8 bytes, or nil when the
+    /// members are in that order already (objects built in key order, as event payloads are).
+    ///
+    /// Sorts positions, not members: moving a member moves a key and a value, two reference
+    /// counts each, and in `bench append` sorting the members that way was 13% of the committer's time.
+    var positionsSortedByKeyBytes: [Int]? {
+        var sorted = true
+        for index in members.indices.dropFirst() where !UTF8Key.precedes(members[index - 1].key, members[index].key) {
+            sorted = false
+            break
+        }
+        guard !sorted else { return nil }
+        var order = Array(members.indices)
+        // Insertion sort: objects are small, and positions are cheap to move.
+        for next in 1..<order.count {
+            let moving = order[next]
+            var slot = next
+            while slot > 0, UTF8Key.precedes(members[moving].key, members[order[slot - 1]].key) {
+                order[slot] = order[slot - 1]
+                slot -= 1
+            }
+            order[slot] = moving
+        }
+        return order
+    }
+
+    /// The member at `position` (0-based, in the object's order).
+    subscript(position position: Int) -> Element { members[position] }
+
     var membersSortedByKeyBytes: [Element] {
         // Objects built in key order (event payloads are) need no sort and no copy.
         var sorted = true

@@ -35,21 +35,23 @@ enum JSONWriter {
         case .object(let object):
             out.append(UInt8(ascii: "{"))
             var first = true
-            if canonical {
-                for (key, member) in object.membersSortedByKeyBytes {
+            if canonical, let order = object.positionsSortedByKeyBytes {
+                for position in order {
                     if !first { out.append(UInt8(ascii: ",")) }
                     first = false
+                    let (key, member) = object[position: position]
                     writeString(key, to: &out)
                     out.append(UInt8(ascii: ":"))
                     write(member, canonical: true, to: &out)
                 }
             } else {
+                // Written in the object's order: as it is, or already in key order when canonical.
                 for (key, member) in object {
                     if !first { out.append(UInt8(ascii: ",")) }
                     first = false
                     writeString(key, to: &out)
                     out.append(UInt8(ascii: ":"))
-                    write(member, canonical: false, to: &out)
+                    write(member, canonical: canonical, to: &out)
                 }
             }
             out.append(UInt8(ascii: "}"))

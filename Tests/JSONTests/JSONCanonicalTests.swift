@@ -45,6 +45,19 @@ import Testing
         #expect(try canonical(text) == #"{"":4,"A":0,"a":{"c":[{"e":2,"f":1}],"d":1},"aa":3,"b":1}"#)
     }
 
+    @Test func objectsInsideAnObjectAlreadyInKeyOrderAreStillSorted() throws {
+        let text = #"{"a": {"z": 1, "y": {"q": 1, "p": 2}}, "b": [{"n": 1, "m": 2}]}"#
+        #expect(try canonical(text) == #"{"a":{"y":{"p":2,"q":1},"z":1},"b":[{"m":2,"n":1}]}"#)
+    }
+
+    @Test func objectsWithManyMembersInReverseOrderAreSortedWhole() throws {
+        let keys = (0..<40).map { "k" + ($0 < 10 ? "0" : "") + String($0) }
+        var object = JSONObject()
+        for key in keys.reversed() { object[key] = .string(key) }
+        let expected = "{" + keys.map { "\"\($0)\":\"\($0)\"" }.joined(separator: ",") + "}"
+        #expect(JSONValue.object(object).canonicalString == expected)
+    }
+
     @Test func nonASCIIKeysSortByUTF8BytesNotUTF16OrNormalization() throws {
         // UTF-8 order: "e\u0301" (65) < "z" (7A) < "é" (C3 A9) < "\uFFFD" (EF BF BD) < "😀" (F0 9F 98 80).
         // UTF-16 order would put "😀" (D83D) before "\uFFFD".
