@@ -29,13 +29,21 @@ package final class ProjectionRunner: Sendable {
         /// transaction (other nodes push them to their clients); empty: nothing is sent.
         package var notifyCollections: Set<String>
 
+        /// How long a runner that keeps up lets events gather before it reads its next batch (zero:
+        /// it reads ahead at once). Events that arrive meanwhile share one batch: a vehicle that
+        /// reported twice has its documents encoded and written once, and the batch's fixed costs
+        /// are paid once. A reader waiting for a position (read-your-writes) cuts the wait short.
+        /// For projections no rider watches live; the journey projection keeps zero.
+        package var settle: Duration
+
         package init(batchSize: Int = 1000, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
-                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = []) {
+                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero) {
             self.batchSize = batchSize
             self.standbyInterval = standbyInterval
             self.beforeCommit = beforeCommit
             self.mirror = mirror
             self.notifyCollections = notifyCollections
+            self.settle = settle
         }
     }
 
@@ -106,6 +114,8 @@ package final class ProjectionRunner: Sendable {
     private let state = Mutex(Status())
     /// Notified after every committed batch (read-your-writes waiters park on it).
     private let progress = FeedSignal()
+    /// Bumped by readers that wait for a position; cuts a settling runner's wait short.
+    private let hurry = FeedSignal()
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     package init(store: EventStore, conninfo: String, setupStatements: [String] = [], options: Options = Options(),
@@ -201,7 +211,10 @@ package final class ProjectionRunner: Sendable {
             $0.checkpoint = checkpoint.position
             $0.eventsApplied = checkpoint.eventsApplied
         }
-        var next = Self.read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize))
+        // The next page is read ahead while a batch applies and commits, except when the runner
+        // settles (`Options.settle`): it then holds the reader and reads only after the wait.
+        var next: Task<(FeedReader, [RecordedEvent]?), any Error>? = Self.read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize))
+        var settling: (reader: FeedReader, since: ContinuousClock.Instant, hurried: UInt64)?
         var committing: Task<Void, any Error>?
         do {
             while !Task.isCancelled {
@@ -209,11 +222,23 @@ package final class ProjectionRunner: Sendable {
                 // events: a failed commit (fenced, disconnected) reloads at once, not at the next event.
                 try await committing?.value
                 committing = nil
+                if let held = settling {
+                    let remaining = options.settle - (ContinuousClock.now - held.since)
+                    if remaining > .zero { await hurry.wait(after: held.hurried, timeout: remaining) }
+                    next = Self.read(held.reader)
+                    settling = nil
+                }
                 let waitStarted = Self.monotonicMicros()
-                let pending = next
+                guard let pending = next else { break }
                 let (reader, fetched) = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
                 guard let batch = fetched else { break }
-                next = Self.read(reader)
+                if options.settle > .zero, batch.count < options.batchSize {
+                    // Caught up: let the next events gather (a full batch means the runner is behind).
+                    settling = (reader, ContinuousClock.now, hurry.generation)
+                    next = nil
+                } else {
+                    next = Self.read(reader)
+                }
                 let readAt = Self.monotonicMicros()
                 let readAge = max(0, MonotonicMicros.wallClock() - batch.last!.recordedAtMicros)
                 for event in batch { projector.apply(event) }
@@ -238,10 +263,10 @@ package final class ProjectionRunner: Sendable {
                 }
             }
             // Cancelled: the batch in flight finishes (or rolls back) before the connection closes.
-            next.cancel()
+            next?.cancel()
             try await committing?.value
         } catch {
-            next.cancel()
+            next?.cancel()
             _ = try? await committing?.value
             throw error
         }
@@ -330,6 +355,7 @@ package final class ProjectionRunner: Sendable {
             if state.withLock({ $0.checkpoint >= position }) { return true }
             let now = ContinuousClock.now
             guard now < deadline else { return false }
+            hurry.notify()  // a settling runner reads now
             await progress.wait(after: seen, timeout: min(deadline - now, .milliseconds(250)))
         }
     }

@@ -47,7 +47,7 @@ struct BenchGRPC {
         let store = EventStore(.init(conninfo: url))
         let mirror = WaymarkAPI.fleetMirror()
         let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil), projector: entry.make)
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil, settle: ProjectionCatalog.settle(entry.name)), projector: entry.make)
         }
         let secret = Array("bench-secret".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)

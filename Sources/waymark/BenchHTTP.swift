@@ -117,7 +117,7 @@ struct BenchHTTP {
         let journeyMirror = WaymarkAPI.journeyMirror()
         let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
         let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: mirrors[entry.name]), projector: entry.make)
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: mirrors[entry.name], settle: ProjectionCatalog.settle(entry.name)), projector: entry.make)
         }
         let secret = Array("bench-secret".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror)

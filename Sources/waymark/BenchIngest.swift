@@ -90,7 +90,7 @@ struct BenchIngest {
         let store = EventStore(.init(conninfo: url))
         let mirror = WaymarkAPI.fleetMirror()
         let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil), projector: entry.make)
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil, settle: ProjectionCatalog.settle(entry.name)), projector: entry.make)
         }
         for runner in runners { runner.start() }
         let secret = Array("bench-secret".utf8)

@@ -37,6 +37,7 @@ enum ServeCommand {
         memory.startHeapTrimming()
         let replicaSettings = try ReplicaSettings.load(environment, flags: flags)
         let scaleOut = try ScaleOutSettings.load(environment)
+        let projections = try ProjectionSettings.load(environment)
         let logger = Logger(label: "waymark.serve", minimum: settings.logLevel)
         let openFiles = StreamLimits.raiseOpenFileLimit()
         if openFiles.failed {
@@ -69,7 +70,8 @@ enum ServeCommand {
             let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
             let runners = ProjectionCatalog.all.map { entry in
                 ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup,
-                                 options: .init(mirror: mirrors[entry.name], notifyCollections: WaymarkAPI.notifiedCollections(entry.name)),
+                                 options: .init(mirror: mirrors[entry.name], notifyCollections: WaymarkAPI.notifiedCollections(entry.name),
+                                                settle: projections.settle(entry.name)),
                                  projector: entry.make)
             }
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)

@@ -98,6 +98,48 @@ func waitFor(_ what: String, seconds: Double = 30, _ condition: @Sendable () asy
         }
     }
 
+    @Test func aSettlingRunnerLetsEventsGatherAndAppliesThemTogether() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            let runner = ProjectionRunner(store: store, conninfo: url, options: .init(settle: .seconds(2))) { StreamCountProjector() }
+            runner.start()
+            _ = try await store.append([event()], to: "test:first", expectedVersion: .noStream)
+            try await waitFor("the first event applied") { runner.status.eventsApplied == 1 }
+            let before = runner.status.stages.batches
+            let appended = ContinuousClock.now
+            try await appendMany(store, streams: 5, each: 1, prefix: "together")
+            try await waitFor("the five later events applied") { runner.status.eventsApplied == 6 }
+            let waited = ContinuousClock.now - appended
+            // One batch; two when another test's open transaction held the feed's horizon between two appends.
+            #expect(runner.status.stages.batches - before <= 2, "\(runner.status.stages.batches - before) batches for 5 events")
+            #expect(waited >= .seconds(1), "applied after \(waited), before the settle ended")
+            #expect(try await storedCounts(url).count == 6)
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
+            await store.shutdown()
+        }
+    }
+
+    @Test func aReaderWaitingForAPositionCutsASettlingRunnersWaitShort() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            let runner = ProjectionRunner(store: store, conninfo: url, options: .init(settle: .seconds(120))) { StreamCountProjector() }
+            runner.start()
+            _ = try await store.append([event()], to: "test:first", expectedVersion: .noStream)
+            try await waitFor("the first event applied") { runner.status.eventsApplied == 1 }
+            let written = try await store.append([event()], to: "test:second", expectedVersion: .noStream)
+            let position = try #require(written.feedPosition)
+            let started = ContinuousClock.now
+            #expect(await runner.waitUntilApplied(position, timeout: .seconds(30)))
+            #expect(ContinuousClock.now - started < .seconds(30))
+            #expect(runner.status.eventsApplied == 2)
+            await runner.stop()
+            await store.shutdown()
+        }
+    }
+
     @Test func ofTwoRunnersOnlyOneOwnsTheProjectionAndTheOtherTakesOverWhenItStops() async throws {
         try await TestDatabase.withTestDatabase { url in
             try await prepare(url)

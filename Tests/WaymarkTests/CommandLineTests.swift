@@ -30,6 +30,14 @@ import TestSupport
         }
     }
 
+    @Test func serveRefusesAProjectionSettleThatIsNotAWholeNumberOfMilliseconds() async throws {
+        for bad in ["soon", "-5", "10001"] {
+            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_PROJECTION_SETTLE_MS": bad, "WAYMARK_HTTP_PORT": "0"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("WAYMARK_PROJECTION_SETTLE_MS must be a whole number of milliseconds from 0 to 10000"))
+        }
+    }
+
     @Test func dbStatusOfAMissingClusterSaysSoWithExitThree() async throws {
         let result = try await WaymarkBinary.run(["db", "status", "--data-dir", "/tmp/wm-none-\(UUID().uuidString)/pg"])
         #expect(result.status == 3)
