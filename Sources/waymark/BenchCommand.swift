@@ -52,7 +52,9 @@ enum BenchCommand {
             let outcome: Result<String, any Error>
             do {
                 if let memory {
-                    outcome = .success(try await BenchMemory(url: url, options: memory, logger: logger).run(format: format))
+                    var bench = BenchMemory(url: url, options: memory, logger: logger)
+                    bench.passedOn = environment.filter { BenchMemory.passedOnNames.contains($0.key) }
+                    outcome = .success(try await bench.run(format: format))
                 } else if grpc {
                     let bench = BenchGRPC(url: url, seconds: try flags.int("seconds", default: 10), connections: try flags.int("connections", default: 4),
                                           streams: try flags.int("streams", default: 16), vehicles: try flags.int("vehicles", default: 200), logger: logger)

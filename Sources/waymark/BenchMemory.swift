@@ -49,6 +49,14 @@ struct BenchMemory {
     let url: String
     let options: Options
     let logger: Logger
+    /// Server settings passed on from the bench's own environment (`WAYMARK_AGGREGATE_CACHE`,
+    /// `WAYMARK_PROJECTION_SETTLE_MS`, ...), so their effect on memory can be measured.
+    var passedOn: [String: String] = [:]
+
+    /// The settings variables `passedOn` takes from an environment: the server's memory and
+    /// projection settings (the rest of the server's environment the bench sets itself).
+    static let passedOnNames = ["WAYMARK_AGGREGATE_CACHE", "WAYMARK_CONNECTION_MEMORY_BYTES", "WAYMARK_MALLOC_TRIM_SECONDS",
+                                "WAYMARK_PROJECTION_SETTLE_MS"]
 
     /// One reading of the server's memory.
     struct Reading {
@@ -68,6 +76,7 @@ struct BenchMemory {
         var environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off",
                            "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60", "WAYMARK_LOG_LEVEL": "info"]
         if let arenas = options.mallocArenaMax { environment["MALLOC_ARENA_MAX"] = String(arenas) }
+        environment.merge(passedOn) { _, passed in passed }
         let server = try Subprocess.spawn(executable, ["serve"], environment: environment)
         defer { server.cleanUp() }
         do {
@@ -245,7 +254,8 @@ struct BenchMemory {
             "target: the server below \(Self.megabytes(target)) with \(BenchTable.grouped(options.vehicles)) vehicles, \(BenchTable.grouped(options.trips)) active trips and \(BenchTable.grouped(options.streams)) streams: "
                 + "\(met ? "met" : "NOT met") (peak VmHWM \(Self.megabytes(peak)), VmRSS at the end \(Self.megabytes(last)))",
             "server: `waymark serve` as a child process (2 MHD threads, projection runners with the fleet and journey mirrors), figures from /proc/<pid>/status (VmRSS: resident now; VmHWM: the highest resident so far)"
-                + (options.mallocArenaMax.map { "; MALLOC_ARENA_MAX=\($0)" } ?? "; MALLOC_ARENA_MAX unset (the server limits malloc to \(MemorySettings.defaultMallocArenas) arenas itself)"),
+                + (options.mallocArenaMax.map { "; MALLOC_ARENA_MAX=\($0)" } ?? "; MALLOC_ARENA_MAX unset (the server limits malloc to \(MemorySettings.defaultMallocArenas) arenas itself)")
+                + (passedOn.isEmpty ? "" : "; " + passedOn.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")),
             "load: vehicles and trips created one request each over \(Self.seedConnections) keep-alive connections; positions by vehicles:reportLocations, \(Self.reportsPerRequest) reports a request, paced at \(BenchTable.grouped(options.reportRate)) reports/s while the streams are open; each stream a rider (consumer token) of its own trip",
         ]
         return BenchTable.render(header: ["stage", "VmRSS", "VmHWM (peak)", "detail"], cells: cells, notes: notes, format: format)
