@@ -16,6 +16,11 @@ final class ServerCore: Sendable {
         case forcing
     }
 
+    /// The buffer libmicrohttpd allocates with each streamed response (SSE, long streams) and
+    /// fills from the stream in pieces of at most this size. Every open stream holds one for
+    /// its whole life; events larger than it are sent in several pieces.
+    static let streamBlockBytes = 4 * 1024
+
     let configuration: HTTPServer.Configuration
     let handler: any HTTPHandler
     let observer: (@Sendable (HTTPExchange) -> Void)?
@@ -165,7 +170,7 @@ final class ServerCore: Sendable {
                              for: context, on: connection, close: close)
             }
             let binding = Unmanaged.passRetained(StreamBinding(stream: stream, core: self)).toOpaque()
-            created = MHD_create_response_from_callback(UInt64.max, 16 * 1024, readStream, binding, releaseStream)
+            created = MHD_create_response_from_callback(UInt64.max, Self.streamBlockBytes, readStream, binding, releaseStream)
             if created == nil {
                 Unmanaged<StreamBinding>.fromOpaque(binding).release()
                 stream.abandon()

@@ -11,6 +11,36 @@ struct HTTPStreamTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func aWriteLargerThanTheStreamBlockArrivesWholeAndInOrder() async throws {
+        // 40 KiB of distinct lines: ten times libmicrohttpd's per-stream block.
+        let large = Array((0..<1_000).map { "data: line \(1_000_000 + $0) of the big event\n" }.joined().utf8) + Array("\n".utf8)
+        let box = StreamBox()
+        try await withServer(handler: { _ in
+            let stream = HTTPStream()
+            box.streams.record(stream)
+            return .stream(stream, headers: [])
+        }) { server in
+            let port = server.port
+            let client = try await blocking { try RawHTTPClient(port: port) }
+            let head = try await blocking { () -> RawHTTPClient.Response in
+                try client.send(RawHTTPClient.request("GET", "/v1/events"))
+                return try client.readHead()
+            }
+            #expect(head.status == 200)
+            let stream = try #require(box.latest)
+            #expect(large.count > 8 * 4 * 1024)
+            #expect(stream.write(large))
+            stream.finish(Array("event: bye\n\n".utf8))
+            let received = try await blocking { () -> [UInt8] in
+                var all: [UInt8] = []
+                while let chunk = try client.readChunk() { all += chunk }
+                return all
+            }
+            #expect(received == large + Array("event: bye\n\n".utf8))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func streamDeliversEachWriteAsItHappensAndFinishEndsIt() async throws {
         let box = StreamBox()
         try await withServer(handler: { request in
