@@ -436,37 +436,34 @@ package final class Connection {
     }
 }
 
-/// Packs text parameters into one contiguous NUL-separated buffer so a statement costs one
-/// allocation instead of one `strdup` per value.
+/// A statement's text parameters as C strings for libpq, without copying them first.
 private struct ParameterBuffer {
-    private var bytes: [CChar] = []
-    private var offsets: [Int?] = []
+    private let parameters: [String?]
 
     init(_ parameters: [String?]) {
-        let total = parameters.reduce(1) { $0 + ($1?.utf8.count ?? 0) + 1 }
-        bytes.reserveCapacity(total)
-        bytes.append(0)  // never empty, so the buffer always has a base address
-        offsets.reserveCapacity(parameters.count)
-        for parameter in parameters {
-            guard let parameter else {
-                offsets.append(nil)
-                continue
-            }
-            offsets.append(bytes.count)
-            var text = parameter
-            text.withUTF8 { utf8 in
-                utf8.withMemoryRebound(to: CChar.self) { bytes.append(contentsOf: $0) }
-            }
-            bytes.append(0)
+        self.parameters = parameters
+    }
+
+    /// Calls `body` with the parameters as NUL-terminated C strings. A native Swift string lends
+    /// its own UTF-8 storage (`withCString` copies only bridged or non-contiguous strings), so a
+    /// batch's megabytes of JSON are not copied once more before libpq copies them into its
+    /// output buffer.
+    func withPointers<R>(_ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        if parameters.isEmpty { return body(0, nil) }
+        var pointers = [UnsafePointer<CChar>?](repeating: nil, count: parameters.count)
+        return Self.lend(parameters, from: 0, into: &pointers) { pointers in
+            pointers.withUnsafeBufferPointer { body(Int32(parameters.count), $0.baseAddress) }
         }
     }
 
-    func withPointers<R>(_ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
-        if offsets.isEmpty { return body(0, nil) }
-        return bytes.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { base + $0 } }
-            return pointers.withUnsafeBufferPointer { body(Int32(offsets.count), $0.baseAddress) }
+    /// Fills `pointers[index...]` from nested `withCString` calls, then calls `body` inside them all.
+    private static func lend<R>(_ parameters: [String?], from index: Int, into pointers: inout [UnsafePointer<CChar>?],
+                                _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        guard index < parameters.count else { return body(pointers) }
+        guard let parameter = parameters[index] else { return lend(parameters, from: index + 1, into: &pointers, body) }
+        return parameter.withCString { text in
+            pointers[index] = text
+            return lend(parameters, from: index + 1, into: &pointers, body)
         }
     }
 }

@@ -39,4 +39,16 @@ import Testing
         #expect(cache.peek("a") == 4)
         #expect(cache.peek("missing") == nil)
     }
+
+    @Test func aCopyOfTheCacheKeepsItsOwnValues() {
+        var cache = RecentCache<Int>(capacity: 4)
+        cache.set("a", 1)
+        var copy = cache
+        copy.modify("a") { $0 = 10 }
+        copy.set("b", 2)
+        #expect(cache.peek("a") == 1)
+        #expect(cache.peek("b") == nil)
+        #expect(copy.peek("a") == 10)
+        #expect(copy.peek("b") == 2)
+    }
 }
