@@ -125,14 +125,11 @@ final class CommitterWorker: @unchecked Sendable {
         let changed = plan.heads.filter(\.value.changed)
         let ids = changed.keys.sorted()
         let recordedAt = PostgresText.timestamp(microseconds: now)
-        // Runs after `headJoinsByIndex`: a nested loop probing the primary key once per head. (A
-        // `stream_id = ANY($1)` filter beside the join must not come back: with hash joins off the
-        // planner then scans the heads by it and compares every pair, 14 ms for 500 heads.)
-        let guardedHeads = Statement("""
+        let guardedHeads = Self.headUpdate(ids.count, """
                 WITH updated AS (
                     UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $5::timestamptz
                     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(stream_id, old_version, version, last_hash)
-                    WHERE streams.stream_id = u.stream_id AND streams.version = u.old_version
+                    WHERE streams.stream_id = u.stream_id AND streams.version = u.old_version {HEADS}
                     RETURNING 1
                 )
                 SELECT waymark_expect_count((SELECT count(*) FROM updated), $6::bigint)
@@ -144,27 +141,37 @@ final class CommitterWorker: @unchecked Sendable {
         if plan.rows.count >= Self.copyRows {
             return try commitCopying(plan, decisions, guardedHeads: guardedHeads, recordedAt: recordedAt, on: connection)
         }
-        let written = try connection.pipeline([
-            Statement("BEGIN"),
-            Self.headJoinsByIndex,
-            guardedHeads,
-            Self.joinsRestored,
+        let written = try connection.pipeline([Statement("BEGIN")] + guardedHeads + [
             plan.insertStatement(),
             Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]),
             Statement("COMMIT"),
         ])
-        let (positions, transactionId) = try Self.positions(inserted: written[4])
+        let (positions, transactionId) = try Self.positions(inserted: written[written.count - 3])
         return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: true)
     }
 
-    /// Makes the head updates that follow (in this transaction) find each stream through the
-    /// primary key, one probe per head, instead of hashing: the planner otherwise builds a hash of
-    /// `streams` rows from a scan of the whole table (about 4.7 against 2.4 ms a group of 500 heads
-    /// over 21,000 streams, and the scan grows with every stream ever written).
-    static let headJoinsByIndex = Statement("SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)")
+    /// The statements updating `heads` stream heads with `sql`, an `UPDATE streams ... FROM
+    /// unnest($1::text[], ...) AS u(stream_id, ...) WHERE streams.stream_id = u.stream_id ... {HEADS}`.
+    ///
+    /// The heads must be found through the primary key, one probe each. For a few heads,
+    /// `{HEADS}` becomes `AND streams.stream_id = ANY($1)`, which the planner answers with an index
+    /// scan. For many it would scan the whole table instead and hash it (seen at 500 heads over
+    /// 21,000 streams: 3.8 ms against 2.1 ms, and the scan grows with every stream ever written), so
+    /// the update then runs with hash and merge joins off in its transaction, a nested loop of
+    /// probes, and without the filter: with hash joins off the planner would scan the heads by it
+    /// and compare every pair (13.8 ms for 500). The two `set_config` statements cost more than they
+    /// save for a few heads (single-event appends were ~10% slower with them).
+    static func headUpdate(_ heads: Int, _ sql: String, _ parameters: [String?]) -> [Statement] {
+        guard heads >= manyHeads else {
+            return [Statement(sql.replacingOccurrences(of: "{HEADS}", with: "AND streams.stream_id = ANY($1::text[])"), parameters)]
+        }
+        return [Statement("SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)"),
+                Statement(sql.replacingOccurrences(of: "{HEADS}", with: ""), parameters),
+                Statement("SELECT set_config('enable_hashjoin', 'on', true), set_config('enable_mergejoin', 'on', true)")]
+    }
 
-    /// Gives the planner its joins back for the statements after the head updates.
-    static let joinsRestored = Statement("SELECT set_config('enable_hashjoin', 'on', true), set_config('enable_mergejoin', 'on', true)")
+    /// From this many heads on, `headUpdate` joins them by nested loop.
+    static let manyHeads = 128
 
     /// Groups of at least this many events are written with `COPY` (see `commitCopying`).
     static let copyRows = 128
@@ -179,16 +186,13 @@ final class CommitterWorker: @unchecked Sendable {
     /// than that work. Positions come from the column's own sequence, drawn inside the transaction,
     /// exactly as the column default would: unique, ascending in the group's order, and ordered in
     /// the feed by the writing transaction as every other insert.
-    private func commitCopying(_ plan: GroupPlan, _ decisions: [[Decision]], guardedHeads: Statement, recordedAt: String,
+    private func commitCopying(_ plan: GroupPlan, _ decisions: [[Decision]], guardedHeads: [Statement], recordedAt: String,
                                on connection: Connection) throws -> [[Result<AppendResult, EventStoreError>]] {
-        let read = try connection.pipeline([
-            Statement("BEGIN"),
-            Self.headJoinsByIndex,
-            guardedHeads,
+        let read = try connection.pipeline([Statement("BEGIN")] + guardedHeads + [
             Statement("SELECT pg_current_xact_id()::text, nextval('events_global_position_seq') FROM generate_series(1, $1::int)",
                       [String(plan.rows.count)]),
         ])
-        let drawn = read[3].rows
+        let drawn = read[read.count - 1].rows
         guard drawn.count == plan.rows.count else {
             throw EventStoreError(.storage, "drew \(drawn.count) positions for \(plan.rows.count) events")
         }
@@ -296,16 +300,14 @@ final class CommitterWorker: @unchecked Sendable {
         let updated = plan.heads.filter { $0.value.existed && $0.value.changed }
         if !updated.isEmpty {
             let ids = updated.keys.sorted()
-            round2.append(Self.headJoinsByIndex)
-            round2.append(Statement("""
+            round2 += Self.headUpdate(ids.count, """
                 UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $4::timestamptz
                 FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS u(stream_id, version, last_hash)
-                WHERE streams.stream_id = u.stream_id
+                WHERE streams.stream_id = u.stream_id {HEADS}
                 """, [PostgresText.arrayLiteral(ids),
                       PostgresText.arrayLiteral(ids.map { updated[$0]!.version }),
                       PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(updated[$0]!.hash) }),
-                      recordedAt]))
-            round2.append(Self.joinsRestored)
+                      recordedAt])
         }
         round2.append(plan.insertStatement())
         round2.append(Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]))

@@ -271,6 +271,32 @@ import TestSupport
         }
     }
 
+    @Test func aConflictInAGroupOfManyHeadsLeavesTheOtherHeadsUpdatedAndChained() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url, committers: 1)
+            let streams = (0..<200).map { "trip:acme/many-\($0)" }
+            let created = await store.appendBatch(streams.map { StreamAppend(streamId: $0, expectedVersion: .noStream, events: [event("Made")]) })
+            #expect(created.allSatisfy { (try? $0.get()) != nil })
+            // One append expects the wrong version: the group goes the locking way and updates 199 heads at once.
+            let second = await store.appendBatch(streams.enumerated().map { index, stream in
+                StreamAppend(streamId: stream, expectedVersion: .exact(index == 7 ? 5 : 1), events: [event("Moved")])
+            })
+            #expect(second.enumerated().allSatisfy { index, result in index == 7 ? (try? result.get()) == nil : (try? result.get())?.lastVersion == 2 })
+            // The heads are right: the next group passes its version checks on 200 heads (199 at 2, one at 1).
+            let third = await store.appendBatch(streams.enumerated().map { index, stream in
+                StreamAppend(streamId: stream, expectedVersion: .exact(index == 7 ? 1 : 2), events: [event("Again")])
+            })
+            #expect(third.allSatisfy { (try? $0.get()) != nil })
+            for stream in [streams[0], streams[7], streams[199]] {
+                let events = try await store.readStream(stream)
+                #expect(events.map(\.type) == (stream == streams[7] ? ["Made", "Again"] : ["Made", "Moved", "Again"]))
+                #expect(HashChain.firstBreak(in: events, previous: HashChain.genesis) == nil)
+                #expect(try await store.streamVersion(stream) == Int64(events.count))
+            }
+            await store.shutdown()
+        }
+    }
+
     @Test func anIdempotentRetryOfACachedStreamIsRecognisedNotReportedAsAConflict() async throws {
         try await TestDatabase.withTestDatabase { url in
             let store = makeStore(url, committers: 1)
