@@ -104,7 +104,6 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
         members.makeIterator()
     }
 
-    /// The members sorted by the UTF-8 bytes of their keys, for the canonical form.
     /// The positions of the members in the order of their keys' UTF-8 bytes, or nil when the
     /// members are in that order already (objects built in key order, as event payloads are).
     ///
@@ -134,14 +133,10 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// The member at `position` (0-based, in the object's order).
     subscript(position position: Int) -> Element { members[position] }
 
+    /// The members sorted by the UTF-8 bytes of their keys, for the canonical form; objects built
+    /// in key order (event payloads are) need no sort and no copy.
     var membersSortedByKeyBytes: [Element] {
-        // Objects built in key order (event payloads are) need no sort and no copy.
-        var sorted = true
-        for index in members.indices.dropFirst() where !UTF8Key.precedes(members[index - 1].key, members[index].key) {
-            sorted = false
-            break
-        }
-        return sorted ? members : members.sorted { UTF8Key.precedes($0.key, $1.key) }
+        positionsSortedByKeyBytes.map { order in order.map { members[$0] } } ?? members
     }
 
     /// Appends a member whose key the caller knows is not present yet.
