@@ -11,7 +11,7 @@ import Synchronization
 /// Fast path, one round trip: when every touched stream's head (version, last hash) is in the
 /// shared `HeadCache` and every append passes its version check against it, the group is written
 /// as one pipeline: guarded head updates (`version = cached version`, asserted to all match),
-/// events and event ids in one statement, `pg_notify`, `COMMIT`. The cache is only ever behind the
+/// events and event ids in one statement, `COMMIT`, then `pg_notify` (see `CommitterWorker.notification`). The cache is only ever behind the
 /// database (it is updated after commit), so a stale entry makes the assertion abort the
 /// transaction, and the group is retried on the locking path.
 ///
@@ -19,7 +19,7 @@ import Synchronization
 /// entries and duplicate event ids:
 /// 1. `BEGIN`; lock the heads of the touched streams (`FOR UPDATE`, in stream-id order so two
 ///    committers never deadlock); look up the event ids already stored.
-/// 2. Insert events and their ids in one statement, insert/update stream heads, `pg_notify`, `COMMIT`.
+/// 2. Insert events and their ids in one statement, insert/update stream heads, `COMMIT`, `pg_notify`.
 ///
 /// Either way the expected-version checks and idempotency decisions are made in Swift, append by
 /// append, so a failed check fails only its own append and never the rest of its group. Hashes,

@@ -141,13 +141,25 @@ final class CommitterWorker: @unchecked Sendable {
         if plan.rows.count >= Self.copyRows {
             return try commitCopying(plan, decisions, guardedHeads: guardedHeads, recordedAt: recordedAt, on: connection)
         }
-        let written = try connection.pipeline([Statement("BEGIN")] + guardedHeads + [
-            plan.insertStatement(),
-            Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]),
-            Statement("COMMIT"),
-        ])
-        let (positions, transactionId) = try Self.positions(inserted: written[written.count - 3])
+        let written = try connection.pipeline([Statement("BEGIN")] + guardedHeads + [plan.insertStatement(), Statement("COMMIT")],
+                                              hints: notification)
+        let (positions, transactionId) = try Self.positions(inserted: written[written.count - 2])
         return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: true)
+    }
+
+    /// The payload-less `NOTIFY` that wakes other nodes' feed readers, sent as a hint after the
+    /// group's `COMMIT` in the same round trip (`Connection.pipeline(_:hints:)`), in a transaction of
+    /// its own.
+    ///
+    /// PostgreSQL serializes the commits of notifying transactions on one global lock, held from
+    /// just before the commit record until the transaction ends, so across the WAL flush: with the
+    /// `NOTIFY` inside the append transaction, every notifying commit of the cluster (both
+    /// committers', the projection runners', other nodes') flushed one after another. After the
+    /// commit, the notification's own transaction writes no WAL and holds the lock only to queue
+    /// the message. It is a hint (readers also poll), so its failure does not fail the appends,
+    /// which are committed by then.
+    private var notification: [Statement] {
+        [Statement("SELECT pg_notify($1, '')", [settings.notifyChannel])]
     }
 
     /// The statements updating `heads` stream heads with `sql`, an `UPDATE streams ... FROM
@@ -177,7 +189,7 @@ final class CommitterWorker: @unchecked Sendable {
     static let copyRows = 128
 
     /// The fast path for large groups: heads guarded and positions drawn in one round trip, the rows
-    /// of `events` and `event_ids` sent with `COPY`, then `NOTIFY` and `COMMIT` (four round trips in
+    /// of `events` and `event_ids` sent with `COPY`, then `COMMIT` and `NOTIFY` (four round trips in
     /// all, against one for the single insert statement).
     ///
     /// PostgreSQL parses COPY rows far more cheaply than it splits a JSON array into rows, joins them
@@ -210,7 +222,7 @@ final class CommitterWorker: @unchecked Sendable {
         try connection.copyIn("COPY events (global_position, category, stream_id, stream_version, event_id, event_type, data, metadata, recorded_at, hash) FROM STDIN",
                               data: events)
         try connection.copyIn("COPY event_ids (event_id, stream_id, stream_version, global_position, payload_hash, recorded_at) FROM STDIN", data: ids)
-        _ = try connection.pipeline([Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]), Statement("COMMIT")])
+        _ = try connection.pipeline([Statement("COMMIT")], hints: notification)
         return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: true)
     }
 
@@ -310,10 +322,9 @@ final class CommitterWorker: @unchecked Sendable {
                       recordedAt])
         }
         round2.append(plan.insertStatement())
-        round2.append(Statement("SELECT pg_notify($1, '')", [settings.notifyChannel]))
         round2.append(Statement("COMMIT"))
-        let written = try connection.pipeline(round2)
-        let (positions, transactionId) = try Self.positions(inserted: written[round2.count - 3])
+        let written = try connection.pipeline(round2, hints: notification)
+        let (positions, transactionId) = try Self.positions(inserted: written[round2.count - 2])
         return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: false)
     }
 

@@ -204,13 +204,18 @@ package final class Connection {
     /// The statements run as one implicit transaction that commits at the pipeline's sync point:
     /// if one fails, the ones before it are rolled back and the ones after it are skipped, and the
     /// error of the failing statement is thrown. The results come back only after the commit.
-    package func pipeline(_ statements: [Statement]) throws(PostgresError) -> [QueryResult] {
+    ///
+    /// `hints` are sent after `statements` in the same round trip, typically after a `COMMIT` that
+    /// ends `statements`, for something worth trying but not worth failing for (a `NOTIFY` once the
+    /// work it announces is committed): their errors are ignored and their results not returned.
+    /// A lost connection is still thrown, as nothing says then whether `statements` took effect.
+    package func pipeline(_ statements: [Statement], hints: [Statement] = []) throws(PostgresError) -> [QueryResult] {
         let conn = try requireHandle()
         guard PQenterPipelineMode(conn) == 1 else {
             throw PostgresError(.protocolViolation, "could not enter pipeline mode: \(lastError)")
         }
         defer { PQexitPipelineMode(conn) }
-        for statement in statements {
+        for statement in statements + hints {
             let sent = ParameterBuffer(statement.parameters).withPointers { count, values in
                 PQsendQueryParams(conn, statement.sql, count, nil, values, nil, nil, 0)
             }
@@ -221,10 +226,12 @@ package final class Connection {
         var results: [QueryResult] = []
         results.reserveCapacity(statements.count)
         var firstError: PostgresError?
-        for _ in statements {
+        for index in 0..<(statements.count + hints.count) {
             guard let result = PQgetResult(conn) else { throw lostOrFailed("pipeline ended early") }
             let status = PQresultStatus(result)
             if status == PGRES_PIPELINE_ABORTED {
+                PQclear(result)
+            } else if index >= statements.count {
                 PQclear(result)
             } else {
                 do {

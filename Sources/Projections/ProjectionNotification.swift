@@ -4,11 +4,11 @@ import ReadModels
 
 /// What a projection runner tells other nodes after committing a batch: which documents changed.
 ///
-/// The runner sends it with `pg_notify` inside the batch's transaction, so PostgreSQL delivers it
-/// only when the batch commits, and after its documents are visible. The channel is
-/// `waymark_<projection>`; the payload names the changed keys per collection, as a JSON object
-/// (`{"views":["acme/t-1"]}`), or is `*` ("many": re-read everything watched) when the keys would
-/// not fit NOTIFY's 8000-byte payload limit. A notification is a hint: listeners still poll, and
+/// The runner sends it with `pg_notify` right after the batch's commit, in the same round trip but
+/// in a transaction of its own (see `ProjectionRunner.commit`), so it is delivered only after the
+/// batch's documents are visible. The channel is `waymark_<projection>`; the payload names the
+/// changed keys per collection, as a JSON object (`{"views":["acme/t-1"]}`), or is `*` ("many":
+/// re-read everything watched) when the keys would not fit NOTIFY's 8000-byte payload limit. A notification is a hint: listeners still poll, and
 /// re-read everything after their listening connection (re)connects.
 package enum ProjectionNotification: Sendable, Hashable {
     /// These keys changed (collection → keys).

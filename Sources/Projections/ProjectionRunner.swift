@@ -253,9 +253,10 @@ package final class ProjectionRunner: Sendable {
                                     commitMicros: 0, publishMicros: 0, readAgeMicros: readAge, maxReadAgeMicros: readAge)
                 let skipped = projector.skippedEvents
                 let lastRecorded = batch.last!.recordedAtMicros
-                let statements = readModels.batchStatements(changes, from: from, to: target, events: batch.count) + notification(changes)
+                let statements = readModels.batchStatements(changes, from: from, to: target, events: batch.count)
+                let notification = notification(changes)
                 committing = Task {
-                    try await self.commit(statements, lockPID: lockPID)
+                    try await self.commit(statements, notification: notification, lockPID: lockPID)
                     let committedAt = Self.monotonicMicros()
                     self.options.mirror?.apply(changes)
                     self.published(written, lastRecorded: lastRecorded, skipped: skipped, stages: stages,
@@ -281,15 +282,21 @@ package final class ProjectionRunner: Sendable {
         }
     }
 
-    /// The notification of a batch's changes, sent at its commit (a listener that re-reads on it sees the batch).
+    /// The notification of a batch's changes, sent right after its commit (a listener that re-reads on it sees the batch).
     private func notification(_ changes: [DocumentChange]) -> [Statement] {
         ProjectionNotification.payload(changes, collections: options.notifyCollections)
             .map { [ProjectionNotification.statement(projection: name, payload: $0)] } ?? []
     }
 
     /// Writes one batch's statements and the checkpoint in one transaction, on the session that holds
-    /// the ownership lock; on failure rolls back, invalidates the mirror and rethrows.
-    private func commit(_ statements: [Statement], lockPID: Int32) async throws {
+    /// the ownership lock, and sends `notification` after the commit in the same round trip; on
+    /// failure rolls back, invalidates the mirror and rethrows.
+    ///
+    /// The notification is a hint with a transaction of its own: inside the batch's, it would take
+    /// PostgreSQL's global notify lock for the whole commit, and every other notifying commit (the
+    /// event store's among them) would wait for it (see `CommitterWorker.notification`). Its
+    /// failure is ignored: the batch is committed by then, and listeners also poll.
+    private func commit(_ statements: [Statement], notification: [Statement], lockPID: Int32) async throws {
         let beforeCommit = options.beforeCommit
         do {
             try await pool.withConnection { connection in
@@ -304,9 +311,9 @@ package final class ProjectionRunner: Sendable {
                 if let beforeCommit {
                     _ = try connection.pipeline(begin + statements)
                     try beforeCommit(connection)
-                    try connection.execute("COMMIT")
+                    _ = try connection.pipeline([Statement("COMMIT")], hints: notification)
                 } else {
-                    _ = try connection.pipeline(begin + statements + [Statement("COMMIT")])
+                    _ = try connection.pipeline(begin + statements + [Statement("COMMIT")], hints: notification)
                 }
             }
         } catch {

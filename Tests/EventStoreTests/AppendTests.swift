@@ -179,6 +179,30 @@ import TestSupport
     }
 }
 
+@Suite(.timeLimit(.minutes(2))) struct AppendNotificationTests {
+    /// The wake-up `NOTIFY` runs after the append's `COMMIT`, in a transaction of its own (inside
+    /// the append's transaction it would hold PostgreSQL's global notify lock across the commit's
+    /// WAL flush). So a notification that fails cannot undo or fail an append: the retry finds the
+    /// events stored and answers with their positions. A channel name longer than PostgreSQL's 63
+    /// bytes makes every `pg_notify` fail.
+    @Test func anAppendIsStoredAndAcknowledgedWhenOnlyItsNotificationFails() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = EventStore(.init(conninfo: url, readPoolSize: 2, committers: 1, listen: false,
+                                         notifyChannel: String(repeating: "n", count: 70)))
+            let first = try await store.append([event("A")], to: "vehicle:acme/v-1", expectedVersion: .noStream)  // locking path
+            let second = try await store.append([event("B")], to: "vehicle:acme/v-1", expectedVersion: .exact(1))  // one round trip
+            let many = (0..<200).map { event("C\($0)") }
+            let copied = try await store.append(many, to: "vehicle:acme/v-1", expectedVersion: .exact(2))  // COPY
+            #expect(first.lastVersion == 1 && second.lastVersion == 2 && copied.lastVersion == 202)
+            let stored = try await store.readStream("vehicle:acme/v-1")
+            #expect(stored.map(\.streamVersion) == Array(1...202))
+            #expect(stored.map(\.globalPosition) == first.positions + second.positions + copied.positions)
+            #expect(HashChain.firstBreak(in: stored, previous: HashChain.genesis) == nil)
+            await store.shutdown()
+        }
+    }
+}
+
 @Suite(.timeLimit(.minutes(2))) struct OneRoundTripTests {
     @Test func appendsToAStreamThisProcessWroteBeforeTakeTheOneRoundTripPath() async throws {
         try await TestDatabase.withTestDatabase { url in

@@ -80,6 +80,26 @@ import TestSupport
         }
     }
 
+    @Test func aFailingHintAfterTheCommitNeitherFailsNorUndoesThePipeline() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.execute("CREATE TABLE t (id int PRIMARY KEY)")
+                let tooLong = String(repeating: "c", count: 70)  // PostgreSQL refuses channel names over 63 bytes
+                let results = try connection.pipeline([Statement("BEGIN"), Statement("INSERT INTO t VALUES (1) RETURNING id"), Statement("COMMIT")],
+                                                      hints: [Statement("SELECT pg_notify($1, '')", [tooLong])])
+                #expect(results.count == 3)
+                #expect(try results[1].first!.int64(0) == 1)
+                #expect(!connection.inTransaction)
+                #expect(try connection.query("SELECT count(*) FROM t").first!.int64(0) == 1)
+                // A failing statement is still an error when it is not a hint.
+                #expect(throws: PostgresError.self) {
+                    _ = try connection.pipeline([Statement("SELECT pg_notify($1, '')", [tooLong])])
+                }
+            }
+        }
+    }
+
     @Test func copyInThenCopyOutReturnsTheSameRows() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             try await Blocking.run {
