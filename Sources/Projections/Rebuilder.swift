@@ -117,7 +117,10 @@ package enum Rebuilder {
                     generation = generation + 1, updated_at = now()
                 WHERE name = $1
                 """, [name, String(reached.transactionId), String(reached.globalPosition), String(total)])
-            try connection.execute("COMMIT")
+            // Other nodes cached documents of the old table (mirrors, journey views): "many" tells
+            // them to re-read everything they watch. A hint after the commit, like a runner's.
+            _ = try connection.pipeline([Statement("COMMIT")],
+                                        hints: [ProjectionNotification.statement(projection: name, payload: ProjectionNotification.manyPayload)])
         }
         let elapsed = ContinuousClock.now - started
         return Report(events: count, documents: documents.count, position: position,

@@ -75,4 +75,30 @@ import TestSupport
             await store.shutdown()
         }
     }
+
+    @Test func aRebuildTellsOtherNodesToReReadEverythingOnceItsTableIsSwappedIn() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: false))
+            try await appendMany(store, streams: 2, each: 2)
+            let received = Mutex<[PostgresNotification]>([])
+            let connected = Mutex(false)
+            let name = StreamCountProjector().name
+            let listener = NotificationListener(conninfo: url, channels: [ProjectionNotification.channel(name)]) { signal in
+                switch signal {
+                case .connected: connected.withLock { $0 = true }
+                case .notification(let notice): received.withLock { $0.append(notice) }
+                }
+            }
+            try await waitFor("listening") { connected.withLock { $0 } }
+            let report = try await Rebuilder.rebuild(store: store, conninfo: url) { StreamCountProjector() }
+            #expect(report.documents == 2)
+            try await waitFor("the rebuild's notification") { received.withLock { !$0.isEmpty } }
+            let payloads = received.withLock { $0.map(\.payload) }
+            #expect(payloads == ["*"])
+            #expect(ProjectionNotification(payload: payloads[0]) == .many)
+            await listener.stop()
+            await store.shutdown()
+        }
+    }
 }
