@@ -52,6 +52,26 @@ struct ConnectionMemoryTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func requestLinesUpToTheWholePoolAreAnsweredAndLongerOnes414() async throws {
+        // Once seen (curl, 16–24 KB request lines): no answer at all until the connection timed
+        // out. Every length up to the 32 KiB pool must reach the handler, and longer ones get 414.
+        try await withServer(handler: { request in
+            .text("\(request.query.count)")
+        }) { server in
+            let port = server.port
+            for kib in [12, 16, 18, 20, 22, 24, 28, 31] {
+                let query = "filter=" + String(repeating: "a", count: kib * 1024 - 40)
+                let response = try await blocking { try RawHTTPClient(port: port).exchange("GET", "/v1/providers/p-1/vehicles?" + query) }
+                #expect(response.status == 200, "a request line of \(kib) KiB")
+            }
+            let tooLong = try await blocking {
+                try RawHTTPClient(port: port).exchange("GET", "/v1/providers/p-1/vehicles?filter=" + String(repeating: "a", count: 36 * 1024))
+            }
+            #expect(tooLong.status == 414)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func headersLargerThanThePoolAre431AndTheServerKeepsServing() async throws {
         let calls = Recorder<String>()
         try await withServer(handler: { request in
