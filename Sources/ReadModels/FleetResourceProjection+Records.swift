@@ -1,4 +1,5 @@
 import Geo
+import JSON
 import Journey
 
 extension FleetResourceProjection {
@@ -107,5 +108,32 @@ extension FleetResourceProjection {
 
         var routeComponents: [RouteComponent] { metrics.map(\.route) }
         var trafficComponent: [TrafficSpeedInterval]? { segment.map(\.traffic) }
+    }
+}
+
+extension FleetResourceProjection.VehicleRecord {
+    /// This record as `JSONValueEncoder` encodes it, built directly (see `RecordJSON`): it is
+    /// stored again at every location report.
+    var recordValue: JSONValue {
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(7)
+        if let currentRouteSegmentVersion { members.append(("currentRouteSegmentVersion", .string(currentRouteSegmentVersion.rfc3339))) }
+        if let firstWaypointSince { members.append(("firstWaypointSince", .string(firstWaypointSince.rfc3339))) }
+        members.append(("provider", .string(provider)))
+        if let remainingRoute { members.append(("remainingRoute", RecordJSON.generic(remainingRoute))) }
+        if let routeSegment { members.append(("routeSegment", RecordJSON.generic(routeSegment))) }
+        members.append(("state", state.recordValue))
+        if let waypointsVersion { members.append(("waypointsVersion", .string(waypointsVersion.rfc3339))) }
+        return .object(JSONObject(members))
+    }
+}
+
+extension FleetResourceProjection {
+    /// Keys of vehicle records whose hand-built document (`VehicleRecord.recordValue`) differs
+    /// from the generic encoder's, byte for byte; empty when every one agrees (a check for tests).
+    package var recordEncodingMismatches: [String] {
+        vehicles.compactMap { key, record in
+            record.recordValue.compactBytes() == RecordJSON.generic(record).compactBytes() ? nil : key
+        }.sorted()
     }
 }

@@ -104,7 +104,7 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
             case Self.tripStatesCollection:
                 document = trips[address.key].map { Self.stored($0, encoder) }
             case Self.vehicleStatesCollection:
-                document = vehicles[address.key].map { Self.stored($0, encoder) }
+                document = vehicles[address.key].map(\.recordValue)
             default:
                 return nil
             }

@@ -1,4 +1,5 @@
 import Geo
+import JSON
 import Journey
 
 /// What the journey view keeps about one vehicle between events.
@@ -156,5 +157,21 @@ struct JourneyViewVehicle: Codable, Hashable, Sendable {
             guard Distance.meters(last, target.location.point) <= Self.snapRadiusMeters else { return nil }
         }
         return max(0, path.length - (segment.snap?.distanceAlong ?? 0))
+    }
+}
+
+extension JourneyViewVehicle {
+    /// This state as `JSONValueEncoder` encodes it, built directly (see `RecordJSON`): it is
+    /// stored again at every location report.
+    var recordValue: JSONValue {
+        var members: [(String, JSONValue)] = []
+        members.reserveCapacity(4)
+        if let remainingRoute { members.append(("remainingRoute", RecordJSON.generic(remainingRoute))) }
+        members.append(("samples", .array(samples.map { sample in
+            .object(JSONObject([("point", RecordJSON.latLng(sample.point)), ("time", .string(sample.time.rfc3339))]))
+        })))
+        if let segment { members.append(("segment", RecordJSON.generic(segment))) }
+        members.append(("vehicle", vehicle.recordValue))
+        return .object(JSONObject(members))
     }
 }

@@ -17,7 +17,9 @@ extension Vehicle.Event {
         switch type {
         case vehicleRegistered: return .registered(try EventJSON.decode(Registered.self, from: json, type: type))
         case vehicleStateChanged: return .stateChanged(try EventJSON.decode(StateChanged.self, from: json, type: type))
-        case vehicleLocationReported: return .locationReported(try EventJSON.decode(LocationReported.self, from: json, type: type))
+        case vehicleLocationReported:
+            if let plain = LocationReported(plainJSON: json) { return .locationReported(plain) }
+            return .locationReported(try EventJSON.decode(LocationReported.self, from: json, type: type))
         case vehicleStaleLocationRecorded: return .staleLocationRecorded(try EventJSON.decode(StaleLocationRecorded.self, from: json, type: type))
         case vehicleLocationHistoryRecorded: return .locationHistoryRecorded(try EventJSON.decode(LocationHistoryRecorded.self, from: json, type: type))
         case vehicleRouteSegmentUpdated: return .routeSegmentUpdated(try EventJSON.decode(RouteSegmentUpdated.self, from: json, type: type))

@@ -1,0 +1,111 @@
+import Geo
+import JSON
+import Journey
+import Testing
+
+/// The hand-built encodings and decodings of the hottest records equal the generic ones.
+@Suite struct RecordValueTests {
+    static func generic(_ state: Vehicle.State) throws -> String {
+        try JSONValueEncoder().encode(state).compactString
+    }
+
+    @Test func aVehicleStateFoldedThroughEveryKindOfEventEncodesAsTheGenericEncoderDoes() throws {
+        var state = Vehicle.State()
+        #expect(state.recordValue.compactString == (try Self.generic(state)))
+        for event in EventSamples.vehicle {
+            state = Vehicle.evolve(state, with: event)
+            #expect(state.recordValue.compactString == (try Self.generic(state)), "after \(event.type)")
+        }
+        // The fold above leaves some lists empty again; a state with every member set at once.
+        var full = state
+        for event in EventSamples.vehicle where !(event.type.hasSuffix("Deleted")) { full = Vehicle.evolve(full, with: event) }
+        full.lastLocation = EventSamples.location
+        full.waypointsVersion = EventSamples.at
+        full.currentRouteSegmentVersion = EventSamples.at
+        full.lastUpdatedAt = EventSamples.at
+        #expect(full.recordValue.compactString == (try Self.generic(full)))
+    }
+
+    @Test(arguments: [0.0, -0.0, 1.0, 90.0, -179.5, 0.5, 12.75, 1e-7, 123456789012.0, 1e21, 4.2e300, 52.5200001, 1.0 / 3.0])
+    func locationsWithAnyNumbersEncodeAsTheGenericEncoderDoes(number: Double) throws {
+        var state = Vehicle.State()
+        var location = EventSamples.location
+        location.heading = number
+        location.speed = number.magnitude
+        location.location = try LatLng(latitude: max(-90, min(90, number)), longitude: max(-180, min(180, -number)))
+        state.lastLocation = location
+        state.maximumCapacity = Int(number.magnitude.truncatingRemainder(dividingBy: 1000))
+        #expect(state.recordValue.compactString == (try Self.generic(state)))
+    }
+
+    static func codable(_ json: JSONValue) -> Vehicle.Event.LocationReported? {
+        try? JSONValueDecoder().decode(Vehicle.Event.LocationReported.self, from: json)
+    }
+
+    static func payload(_ replacing: [String: JSONValue?], location: [String: JSONValue?] = [:]) throws -> JSONValue {
+        let base = Vehicle.Event.LocationReported(vehicleId: "v-1", location: EventSamples.location, currentTripIds: ["t-1", "t-2"],
+                                                  followedTripId: "t-1", routeDeviationMeters: 12.5, offRouteReportCount: 2, at: EventSamples.at)
+        guard case .object(var object) = try JSONValueEncoder().encode(base), case .object(var inner)? = object["location"] else {
+            Issue.record("the sample payload is not an object"); return .null
+        }
+        for (key, value) in location { inner[key] = value }
+        object["location"] = .object(inner)
+        for (key, value) in replacing { object[key] = value }
+        return .object(object)
+    }
+
+    /// Every payload either reads directly to exactly what the generic decoder gives, or is left
+    /// to the generic decoder (nil); never a different value, never a value where it fails.
+    @Test func aLocationReportReadDirectlyIsWhatTheGenericDecoderReadsAndOddOnesAreLeftToIt() throws {
+        let number = { (text: String) in JSONValue.number(JSONNumber(lexeme: text)!) }
+        let plainOnes: [JSONValue] = [
+            try Self.payload([:]),
+            try Self.payload(["followedTripId": nil, "routeDeviationMeters": nil]),
+            try Self.payload(["followedTripId": .null, "routeDeviationMeters": .null, "currentTripIds": .array([])]),
+            try Self.payload(["offRouteReportCount": number("3.0"), "routeDeviationMeters": number("1e2")]),
+            try Self.payload(["extra": .string("ignored")], location: ["extra": .bool(true)]),
+            try Self.payload([:], location: ["heading": nil, "speed": .null, "updateTime": nil, "serverTime": .null, "locationSensor": nil,
+                                             "isRoadSnapped": .null, "latlngAccuracy": nil, "headingAccuracy": nil, "speedAccuracy": nil]),
+            try Self.payload([:], location: ["location": .object(JSONObject([("latitude", number("52.5"))]))]),
+            try Self.payload([:], location: ["location": .object(JSONObject([]))]),
+        ]
+        for json in plainOnes {
+            let direct = try #require(Vehicle.Event.LocationReported(plainJSON: json), "\(json.compactString)")
+            #expect(direct == Self.codable(json), "\(json.compactString)")
+        }
+        let oddOnes: [JSONValue] = [
+            .null,
+            try Self.payload(["vehicleId": nil]),
+            try Self.payload(["vehicleId": number("1")]),
+            try Self.payload(["at": .string("yesterday")]),
+            try Self.payload(["offRouteReportCount": number("2.5")]),
+            try Self.payload(["currentTripIds": .array([number("1")])]),
+            try Self.payload(["routeDeviationMeters": .string("12")]),
+            try Self.payload(["routeDeviationMeters": number("1e400")]),
+            try Self.payload(["location": nil]),
+            try Self.payload([:], location: ["heading": .string("north")]),
+            try Self.payload([:], location: ["isRoadSnapped": number("1")]),
+            try Self.payload([:], location: ["locationSensor": .string("SATELLITE")]),
+            try Self.payload([:], location: ["updateTime": number("0")]),
+            try Self.payload([:], location: ["location": .object(JSONObject([("latitude", number("95")), ("longitude", number("0"))]))]),
+            try Self.payload([:], location: ["location": .string("52.5,13.4")]),
+        ]
+        for json in oddOnes {
+            #expect(Vehicle.Event.LocationReported(plainJSON: json) == nil, "\(json.compactString)")
+            #expect(Self.codable(json) == nil, "\(json.compactString)")
+        }
+        // Through the public entry point, an odd payload gets the generic decoder's error.
+        #expect(throws: JourneyError.self) {
+            _ = try Vehicle.Event.decode(type: "VehicleLocationReported", json: try Self.payload(["offRouteReportCount": number("2.5")]))
+        }
+    }
+
+    @Test func everySampleLocationReportReadsDirectlyAsTheGenericDecoderReadsIt() throws {
+        for event in EventSamples.vehicle {
+            guard case .locationReported(let report) = event else { continue }
+            let json = try event.encodePayloadValue()
+            #expect(Vehicle.Event.LocationReported(plainJSON: json) == report)
+            #expect(Self.codable(json) == report)
+        }
+    }
+}
