@@ -73,6 +73,11 @@ package enum Rebuilder {
         try await run(conninfo) { connection in
             try connection.execute("DROP TABLE IF EXISTS \(scratch)")
             try connection.execute("CREATE TABLE \(scratch) (LIKE \(table) INCLUDING ALL)")
+            // LIKE copies columns, compression and indexes but not storage parameters (fillfactor, autovacuum).
+            if let options = try connection.query("SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE oid = $1::regclass",
+                                                  [readModels.table]).first?[0], !options.isEmpty {
+                try connection.execute("ALTER TABLE \(scratch) SET (\(options))")
+            }
             try connection.query("INSERT INTO projection_checkpoints (name) VALUES ($1) ON CONFLICT (name) DO NOTHING", [readModels.name])
         }
         var projector = make()

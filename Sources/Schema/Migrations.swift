@@ -24,5 +24,6 @@ package enum Migrations {
         Migration(version: 6, name: "webhooks", sql: String(decoding: PackageResources._006_webhooks_sql, as: UTF8.self)),
         Migration(version: 7, name: "driver_feed", sql: String(decoding: PackageResources._007_driver_feed_sql, as: UTF8.self)),
         Migration(version: 8, name: "idle_transactions", sql: String(decoding: PackageResources._008_idle_transactions_sql, as: UTF8.self)),
+        Migration(version: 9, name: "read_model_storage", sql: String(decoding: PackageResources._009_read_model_storage_sql, as: UTF8.self)),
     ]
 }

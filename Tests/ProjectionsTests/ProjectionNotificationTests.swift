@@ -81,6 +81,8 @@ import TestSupport
             try await prepare(url)
             let store = EventStore(.init(conninfo: url, listen: false))
             try await appendMany(store, streams: 2, each: 2)
+            // The feed shows a transaction once no older one can still commit: other tests' may.
+            try await waitFor("the events in the feed") { try await store.readAll(after: .start).count == 4 }
             let received = Mutex<[PostgresNotification]>([])
             let connected = Mutex(false)
             let name = StreamCountProjector().name

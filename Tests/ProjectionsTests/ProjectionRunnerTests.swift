@@ -208,6 +208,36 @@ func waitFor(_ what: String, seconds: Double = 30, _ condition: @Sendable () asy
         }
     }
 
+    @Test func aRebuiltTableKeepsTheStorageParametersAndCompressionOfTheTableItReplaces() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let storage = { @Sendable (table: String) async throws -> [String] in
+                try await Blocking.run {
+                    let connection = try Connection(conninfo: url)
+                    let options = try connection.query("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = $1::regclass", [table]).first?[0] ?? ""
+                    let compression = try connection.query("""
+                        SELECT attcompression::text FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'document'
+                        """, [table]).first?[0] ?? ""
+                    return [options, compression]
+                }
+            }
+            // The migrations give every read model table room for HOT updates and lz4 compression.
+            for table in ["rm_journey", "rm_fleet", "rm_route_audit", "rm_driver_feed"] {
+                let (options, compression) = try await { let s = try await storage(table); return (s[0], s[1]) }()
+                #expect(options.contains("fillfactor=70"), "\(table): \(options)")
+                #expect(compression == "l", "\(table) compresses documents with lz4")
+            }
+            try await prepare(url)
+            try await Blocking.run { try Connection(conninfo: url).execute("ALTER TABLE rm_test_counts SET (fillfactor = 70, autovacuum_vacuum_threshold = 10000)") }
+            let before = try await storage("rm_test_counts")
+            let store = EventStore(.init(conninfo: url, listen: false))
+            try await appendMany(store, streams: 2, each: 2)
+            _ = try await Rebuilder.rebuild(store: store, conninfo: url) { StreamCountProjector() }
+            #expect(try await storage("rm_test_counts") == before)
+            #expect(before[0] == "fillfactor=70,autovacuum_vacuum_threshold=10000")
+            await store.shutdown()
+        }
+    }
+
     @Test func verifyNamesEveryDocumentThatDiffersFromARebuild() async throws {
         try await TestDatabase.withTestDatabase { url in
             try await prepare(url)
