@@ -19,12 +19,15 @@ package final class EventStore: Sendable {
         /// LISTEN for other processes' appends (a single-process test may turn it off).
         package var listen: Bool
         package var notifyChannel: String
+        /// How many of the latest feed events read are kept for this process's other readers
+        /// (`FeedCache`); 0 turns the cache off.
+        package var feedCacheEvents: Int
         /// Wall clock in microseconds since the Unix epoch; injectable for tests.
         package var clock: @Sendable () -> Int64
 
         package init(conninfo: String, setupStatements: [String] = [], readPoolSize: Int = 4, committers: Int = 2,
                      maxGroupEvents: Int = 5000, listen: Bool = true, notifyChannel: String = "waymark_events",
-                     clock: @escaping @Sendable () -> Int64 = MonotonicMicros.wallClock) {
+                     feedCacheEvents: Int = 4096, clock: @escaping @Sendable () -> Int64 = MonotonicMicros.wallClock) {
             self.conninfo = conninfo
             self.setupStatements = setupStatements
             self.readPoolSize = readPoolSize
@@ -32,6 +35,7 @@ package final class EventStore: Sendable {
             self.maxGroupEvents = maxGroupEvents
             self.listen = listen
             self.notifyChannel = notifyChannel
+            self.feedCacheEvents = feedCacheEvents
             self.clock = clock
         }
     }
@@ -41,6 +45,7 @@ package final class EventStore: Sendable {
     package let signal: FeedSignal
     private let committer: AppendCommitter
     private let listener: NotificationListener?
+    private let feedCache: FeedCache?
 
     package init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -56,6 +61,7 @@ package final class EventStore: Sendable {
         self.listener = configuration.listen
             ? NotificationListener(conninfo: configuration.conninfo, channels: [configuration.notifyChannel]) { _ in signal.notify() }
             : nil
+        self.feedCache = configuration.feedCacheEvents > 0 ? FeedCache(capacity: configuration.feedCacheEvents) : nil
     }
 
     /// Stops the committers (after committing what is queued), the listener and the read pool.
@@ -129,7 +135,24 @@ package final class EventStore: Sendable {
     /// the same statement that reads them: every such transaction has committed or aborted, so no
     /// event with a lower feed position can become visible later. A reader that advances its
     /// checkpoint to the last event it received therefore never skips one.
+    ///
+    /// Events another reader of this process read a moment ago come from the `FeedCache`; what it
+    /// does not hold is read from the database.
     package func readAll(after position: FeedPosition, limit: Int = 1000) async throws(EventStoreError) -> [RecordedEvent] {
+        guard let feedCache else { return try await readPage(after: position, limit: limit) }
+        let cached = feedCache.events(after: position, limit: limit)
+        guard cached.count < limit else { return cached }
+        let from = cached.last?.feedPosition ?? position
+        let read = try await readPage(after: from, limit: limit - cached.count)
+        feedCache.add(read, after: from)
+        return cached.isEmpty ? read : cached + read
+    }
+
+    /// Feed reads answered (in part) from the cache of recent events.
+    package var feedCacheHits: Int { feedCache?.hitCount ?? 0 }
+
+    /// One page of the feed from the database.
+    private func readPage(after position: FeedPosition, limit: Int) async throws(EventStoreError) -> [RecordedEvent] {
         let parameters = [String(position.transactionId), String(position.globalPosition), String(limit)]
         do {
             return try await pool.withConnection { connection in

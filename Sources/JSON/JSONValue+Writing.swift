@@ -9,6 +9,11 @@ extension JSONValue: CustomStringConvertible {
         return out
     }
 
+    /// Appends ``compactBytes()`` to `out` (one buffer for many documents, without an array each).
+    package func writeCompact(to out: inout [UInt8]) {
+        JSONWriter.write(self, canonical: false, to: &out)
+    }
+
     /// ``compactBytes()`` as a string.
     package var compactString: String {
         String(decoding: compactBytes(), as: UTF8.self)

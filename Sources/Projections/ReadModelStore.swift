@@ -77,9 +77,10 @@ package struct ReadModelStore: Sendable {
             // into one buffer, with no `jsonb[]` literal whose every quote is escaped here and
             // unescaped again by the server (as the event store's insert does).
             var documents: [UInt8] = [UInt8(ascii: "[")]
+            documents.reserveCapacity(upserts.count * 1024)
             for (index, upsert) in upserts.enumerated() {
                 if index > 0 { documents.append(UInt8(ascii: ",")) }
-                documents.append(contentsOf: upsert.document!.compactBytes())
+                upsert.document!.writeCompact(to: &documents)
             }
             documents.append(UInt8(ascii: "]"))
             statements.append(Statement("""

@@ -230,6 +230,77 @@ import Simulator
         }
     }
 
+    /// Positions of a page, to compare pages.
+    static func positions(_ page: [RecordedEvent]) -> [FeedPosition] { page.map(\.feedPosition) }
+
+    /// Reads the whole feed through `store` in pages of `size`, polling until `count` events are visible.
+    static func readWhole(_ store: EventStore, count: Int, size: Int) async throws -> [RecordedEvent] {
+        for _ in 0..<3000 {  // up to about 30 s: other tests' transactions hold the horizon back
+            var all: [RecordedEvent] = []
+            while true {
+                let page = try await store.readAll(after: all.last?.feedPosition ?? .start, limit: size)
+                all += page
+                if page.count < size { break }
+            }
+            if all.count >= count { return all }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw StoreTestError("\(count) events not visible in the feed")
+    }
+
+    @Test func pagesFromTheCacheOfRecentEventsAreThePagesTheDatabaseGives() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let cached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 40))
+            let uncached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 0))
+            for round in 0..<12 {
+                _ = await cached.appendBatch((0..<(round % 4 + 1)).map { index in
+                    StreamAppend(streamId: "vehicle:acme/v-\(index)", expectedVersion: .any, events: [event(), event()])
+                })
+            }
+            // 60 events; the cache keeps the latest 40 of what one reader read in pages of 7.
+            let truth = try await Self.readWhole(uncached, count: 60, size: 1000)
+            #expect(truth.count == 60)
+            #expect(Self.positions(try await Self.readWhole(cached, count: 60, size: 7)) == Self.positions(truth))
+            let hitsBefore = cached.feedCacheHits
+            // Another reader, from every position and with every page size, gets what the database gives.
+            for start in [FeedPosition.start] + truth.map(\.feedPosition) {
+                for limit in [1, 3, 7, 25, 100] {
+                    let page = try await cached.readAll(after: start, limit: limit)
+                    let expected = try await uncached.readAll(after: start, limit: limit)
+                    #expect(Self.positions(page) == Self.positions(expected), "after \(start), limit \(limit)")
+                    #expect(page.map(\.id) == expected.map(\.id))
+                }
+            }
+            #expect(cached.feedCacheHits > hitsBefore, "pages inside the cached run came from it")
+            await cached.shutdown()
+            await uncached.shutdown()
+        }
+    }
+
+    @Test func aPageThatRunsPastTheCachedEventsIsCompletedFromTheDatabase() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let cached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 100))
+            let uncached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 0))
+            for _ in 0..<5 { _ = try await cached.append([event(), event()], to: "trip:acme/t-1", expectedVersion: .any) }
+            let first = try await Self.readWhole(cached, count: 10, size: 4)
+            #expect(first.count == 10)
+            for _ in 0..<5 { _ = try await cached.append([event()], to: "trip:acme/t-2", expectedVersion: .any) }
+            _ = try await Self.readWhole(uncached, count: 15, size: 1000)
+            // From the middle of the cached run, past its end: the cached events, then the new ones.
+            let hitsBefore = cached.feedCacheHits
+            let page = try await cached.readAll(after: first[3].feedPosition, limit: 1000)
+            let expected = try await uncached.readAll(after: first[3].feedPosition, limit: 1000)
+            #expect(page.count == 11)
+            #expect(Self.positions(page) == Self.positions(expected))
+            #expect(cached.feedCacheHits == hitsBefore + 1)
+            // A page that ends inside the run is answered from it alone, and a short page still means "caught up".
+            #expect(Self.positions(try await cached.readAll(after: first[0].feedPosition, limit: 5)) == Self.positions(Array(first[1...5])))
+            #expect(try await cached.readAll(after: expected.last!.feedPosition, limit: 10).isEmpty)
+            await cached.shutdown()
+            await uncached.shutdown()
+        }
+    }
+
     @Test func aSubscriberWakesForAppendsMadeByAnotherStoreInstance() async throws {
         try await TestDatabase.withTestDatabase { url in
             let writer = makeStore(url, listen: false)
