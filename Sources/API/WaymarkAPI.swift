@@ -150,7 +150,9 @@ package final class WaymarkAPI: Sendable {
         extra += ["# HELP waymark_events_appended_total Events committed by this node's event store.",
                   "# TYPE waymark_events_appended_total counter", "waymark_events_appended_total \(append.events)",
                   "# HELP waymark_append_transactions_total Transactions the committers committed (group commit: many appends each).",
-                  "# TYPE waymark_append_transactions_total counter", "waymark_append_transactions_total \(append.fastPathGroups + append.lockingGroups)"]
+                  "# TYPE waymark_append_transactions_total counter", "waymark_append_transactions_total \(append.fastPathGroups + append.lockingGroups)",
+                  "# HELP waymark_feed_cache_hits_total Feed reads of this node answered (in part) from its cache of recent events instead of the database.",
+                  "# TYPE waymark_feed_cache_hits_total counter", "waymark_feed_cache_hits_total \(store.feedCacheHits)"]
         extra += ["# HELP waymark_projection_lag_seconds Seconds from an event's recording to its projection, for the last batch.",
                   "# TYPE waymark_projection_lag_seconds gauge"]
         for runner in runners {

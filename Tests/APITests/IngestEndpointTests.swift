@@ -314,4 +314,25 @@ import TestSupport
             #expect(events == requests && transactions > 0 && transactions < events, "\(events) events in \(transactions) transactions")
         }
     }
+
+    /// The projection runners, the arrival detector and the webhook dispatcher of a node all read
+    /// each new event; the runners that settle before reading (fleet, route audit, driver feed)
+    /// find the pages the journey runner read a moment before in the node's feed cache.
+    @Test func aNodesFeedReadersShareItsCacheOfRecentEvents() async throws {
+        try await TestServer.with { server in
+            try await server.createVehicle("v-1")
+            try await server.createVehicle("v-2")
+            #expect(try await Self.metric(server, "waymark_feed_cache_hits_total") >= 0, "the metric is exported")
+            var hits = 0
+            for round in 0..<40 where hits == 0 {
+                let (status, body) = try await server.json("POST", Self.path, Self.batch([
+                    Self.report("v-1", latitude: 52.60 + Double(round) / 1000), Self.report("v-2", latitude: 52.50 + Double(round) / 1000),
+                ]))
+                #expect(status == 200, "\(body)")
+                try await Task.sleep(for: .milliseconds(500))
+                hits = try await Self.metric(server, "waymark_feed_cache_hits_total")
+            }
+            #expect(hits > 0)
+        }
+    }
 }
