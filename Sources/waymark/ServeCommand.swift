@@ -62,7 +62,7 @@ enum ServeCommand {
             try database.migrate(logger: logger)
             let setup = try database.sessionSetup(role: settings.databaseRole, logger: logger)
             let replica = try replicaSettings.open(setupStatements: setup, logger: logger)
-            let store = EventStore(.init(conninfo: database.url, setupStatements: setup))
+            let store = EventStore(.init(conninfo: database.url, setupStatements: setup, feedCacheEvents: projections.feedCacheEvents))
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
 
             let mirror = WaymarkAPI.fleetMirror()

@@ -38,6 +38,14 @@ import TestSupport
         }
     }
 
+    @Test func serveRefusesAFeedCacheSizeThatIsNotAWholeNumberOfEvents() async throws {
+        for bad in ["many", "-1", "1000001", "4k"] {
+            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_FEED_CACHE_EVENTS": bad, "WAYMARK_HTTP_PORT": "0"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("WAYMARK_FEED_CACHE_EVENTS must be a whole number of events from 0 to 1000000"))
+        }
+    }
+
     @Test func dbStatusOfAMissingClusterSaysSoWithExitThree() async throws {
         let result = try await WaymarkBinary.run(["db", "status", "--data-dir", "/tmp/wm-none-\(UUID().uuidString)/pg"])
         #expect(result.status == 3)
