@@ -11,9 +11,10 @@ import Synchronization
 /// Fast path, one round trip: when every touched stream's head (version, last hash) is in the
 /// shared `HeadCache` and every append passes its version check against it, the group is written
 /// as one pipeline: guarded head updates (`version = cached version`, asserted to all match),
-/// events and event ids in one statement, `COMMIT`, then `pg_notify` (see `CommitterWorker.notification`). The cache is only ever behind the
-/// database (it is updated after commit), so a stale entry makes the assertion abort the
-/// transaction, and the group is retried on the locking path.
+/// events and event ids in one statement, `COMMIT`, then `pg_notify` (see
+/// `CommitterWorker.notification`). The cache is only ever behind the database (it is updated
+/// after commit), so a stale entry makes the assertion abort the transaction, and the group is
+/// retried on the locking path.
 ///
 /// Locking path, two round trips, for new or uncached streams, version conflicts, stale cache
 /// entries and duplicate event ids:

@@ -8,8 +8,9 @@ import ReadModels
 /// in a transaction of its own (see `ProjectionRunner.commit`), so it is delivered only after the
 /// batch's documents are visible. The channel is `waymark_<projection>`; the payload names the
 /// changed keys per collection, as a JSON object (`{"views":["acme/t-1"]}`), or is `*` ("many":
-/// re-read everything watched) when the keys would not fit NOTIFY's 8000-byte payload limit. A notification is a hint: listeners still poll, and
-/// re-read everything after their listening connection (re)connects.
+/// re-read everything watched) when the keys would not fit NOTIFY's 8000-byte payload limit. A
+/// notification is a hint: listeners still poll, and re-read everything after their listening
+/// connection (re)connects.
 package enum ProjectionNotification: Sendable, Hashable {
     /// These keys changed (collection → keys).
     case changed([String: Set<String>])
