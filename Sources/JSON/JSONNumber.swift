@@ -96,6 +96,23 @@ package struct JSONNumber: Sendable, Hashable, CustomStringConvertible, Expressi
         Double(lexeme) ?? .nan
     }
 
+    /// The value as a `Double` the way `JSONValueDecoder` reads one: nil when it is beyond
+    /// `Double`'s range (`1e400`).
+    package var finiteDouble: Double? {
+        guard let double = Double(lexeme), double.isFinite else { return nil }
+        return double
+    }
+
+    /// The value as a `T` the way `JSONValueDecoder` reads one: when its exact value is an
+    /// integer in `T`'s range (`3`, and also `3.0`, `3e0`, `-0`), else nil.
+    func exactInteger<T: FixedWidthInteger>(_: T.Type) -> T? {
+        // The canonical text of an integral value is a plain integer.
+        T(lexeme) ?? T(canonical)
+    }
+
+    /// ``exactInteger(_:)`` as an `Int`.
+    package var exactInt: Int? { exactInteger(Int.self) }
+
     /// The value as `Int64` when it is an integer (after normalization) within range, else `nil`.
     ///
     /// `1e2` and `100.0` give 100; `1.5` and `9223372036854775808` give `nil`.

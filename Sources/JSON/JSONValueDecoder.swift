@@ -124,7 +124,7 @@ final class JSONValueDecoderImpl: Decoder, SingleValueDecodingContainer {
 
     func unwrapDouble(_ value: JSONValue, _ parent: CodingPathNode, _ key: (any CodingKey)?) throws -> Double {
         guard case .number(let number) = value else { throw Self.mismatch(Double.self, value, parent.codingPath(appending: key)) }
-        guard let double = Double(number.lexeme), double.isFinite else {
+        guard let double = number.finiteDouble else {
             throw Self.corrupted(parent.codingPath(appending: key), "number \(number.lexeme) does not fit in Double")
         }
         return double
@@ -141,9 +141,7 @@ final class JSONValueDecoderImpl: Decoder, SingleValueDecodingContainer {
     /// An integer from a number whose exact value is an integer in `T`'s range.
     func unwrapInteger<T: FixedWidthInteger>(_ value: JSONValue, _ type: T.Type, _ parent: CodingPathNode, _ key: (any CodingKey)?) throws -> T {
         guard case .number(let number) = value else { throw Self.mismatch(T.self, value, parent.codingPath(appending: key)) }
-        if let integer = T(number.lexeme) { return integer }
-        // `3.0`, `3e0`, `-0`: the canonical text of an integral value is a plain integer.
-        if let integer = T(number.canonical) { return integer }
+        if let integer = number.exactInteger(T.self) { return integer }
         throw Self.corrupted(parent.codingPath(appending: key), "number \(number.lexeme) does not fit in \(T.self)")
     }
 

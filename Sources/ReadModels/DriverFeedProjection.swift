@@ -53,21 +53,13 @@ package struct DriverFeedProjection: ReadModelProjection, Equatable {
     }
 
     package mutating func drainChanges() -> [DocumentChange] {
-        let encoder = JSONValueEncoder()
-        func stored<T: Encodable>(_ value: T) -> JSONValue {
-            do {
-                return try encoder.encode(value)
-            } catch {
-                preconditionFailure("driver feed record is not encodable: \(error)")  // only validated, finite values
-            }
-        }
         var changes: [DocumentChange] = []
         for key in dirtyTrips.sorted() {
-            changes.append(DocumentChange(collection: Self.statesCollection, key: "trips/" + key, document: trips[key].map(stored)))
+            changes.append(DocumentChange(collection: Self.statesCollection, key: "trips/" + key, document: trips[key].map { RecordJSON.generic($0) }))
         }
         for key in dirtyVehicles.sorted() {
             let record = vehicles[key]
-            changes.append(DocumentChange(collection: Self.statesCollection, key: "vehicles/" + key, document: record.map(stored)))
+            changes.append(DocumentChange(collection: Self.statesCollection, key: "vehicles/" + key, document: record.map { RecordJSON.generic($0) }))
             changes.append(DocumentChange(collection: Self.feedsCollection, key: key, document: record.map { feedDocument(key, $0) }))
         }
         dirtyTrips.removeAll()

@@ -93,7 +93,6 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
     package mutating func drainChanges() -> [DocumentChange] {
         let addresses = dirty.sorted()
         dirty.removeAll()
-        let encoder = JSONValueEncoder()
         return addresses.compactMap { address in
             let document: JSONValue?
             switch address.collection {
@@ -102,7 +101,7 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
             case Self.vehiclesCollection:
                 document = vehicleDocument(address.key)
             case Self.tripStatesCollection:
-                document = trips[address.key].map { Self.stored($0, encoder) }
+                document = trips[address.key].map { RecordJSON.generic($0) }
             case Self.vehicleStatesCollection:
                 document = vehicles[address.key].map(\.recordValue)
             default:
@@ -110,18 +109,6 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
             }
             // No document: the trip or vehicle was deleted, and so is what was stored for it.
             return DocumentChange(collection: address.collection, key: address.key, document: document)
-        }
-    }
-
-    /// A record as JSON (keys sorted, doubles exact).
-    ///
-    /// Records hold only validated, finite values, so encoding cannot fail; if it ever did, the
-    /// model could not be restored and continuing would silently diverge, hence the trap.
-    private static func stored(_ record: some Encodable, _ encoder: JSONValueEncoder) -> JSONValue {
-        do {
-            return try encoder.encode(record)
-        } catch {
-            preconditionFailure("fleet read model record is not encodable: \(error)")
         }
     }
 

@@ -185,7 +185,7 @@ package struct JourneyViewProjection: ReadModelProjection {
 
     package mutating func drainChanges() -> [DocumentChange] {
         for key in dirtyStates {
-            let state: JSONValue? = trips[key].map { Self.encode($0) } ?? vehicles[key].map(\.recordValue)
+            let state: JSONValue? = trips[key].map { RecordJSON.generic($0) } ?? vehicles[key].map(\.recordValue)
             pending[Address(collection: Self.stateCollection, key: key)] = state
         }
         dirtyStates = []
@@ -235,15 +235,6 @@ package struct JourneyViewProjection: ReadModelProjection {
         let view = View(version: (previous?.version ?? 0) + 1, updateTime: time, content: content)
         views[key] = view
         pending[Address(collection: Self.viewsCollection, key: key)] = view.document
-    }
-
-    /// State as JSON with sorted keys, so equal states give equal bytes.
-    private static func encode(_ value: some Encodable) -> JSONValue? {
-        do {
-            return try JSONValueEncoder().encode(value)
-        } catch {
-            preconditionFailure("journey view state must encode as JSON: \(error)")
-        }
     }
 
     /// State from its document; nil when the document is not one (it is then ignored).

@@ -87,19 +87,11 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
     package mutating func drainChanges() -> [DocumentChange] {
         let keys = dirty.sorted()
         dirty.removeAll()
-        let encoder = JSONValueEncoder()
         var changes: [DocumentChange] = []
         for key in keys {
             guard let record = audits[key] else { continue }
             changes.append(DocumentChange(collection: Self.auditsCollection, key: key, document: Self.auditDocument(key, record)))
-            let stored: JSONValue
-            do {
-                stored = try encoder.encode(record)
-            } catch {
-                // Records hold only validated, finite values; a record that cannot be stored could not be restored.
-                preconditionFailure("route audit record is not encodable: \(error)")
-            }
-            changes.append(DocumentChange(collection: Self.auditStatesCollection, key: key, document: stored))
+            changes.append(DocumentChange(collection: Self.auditStatesCollection, key: key, document: RecordJSON.generic(record)))
         }
         return changes.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
     }

@@ -23,12 +23,14 @@ package enum RecordJSON {
         .number(JSONNumber(value))
     }
 
-    /// A coordinate, as its synthesized encoding gives it.
-    package static func latLng(_ point: LatLng) -> JSONValue {
+    /// A coordinate, as its synthesized encoding gives it, numbers written by `number`.
+    package static func latLng(_ point: LatLng, number: (Double) -> JSONValue = number) -> JSONValue {
         .object(JSONObject([("latitude", number(point.latitude)), ("longitude", number(point.longitude))]))
     }
 
-    /// Any other member, through the generic encoder (see the trap in `number`).
+    /// A record (or any other member) through the generic encoder: keys sorted, so equal records
+    /// give equal bytes. Records hold only validated, finite values, so encoding cannot fail; if it
+    /// ever did, the model could not be restored and going on would silently diverge, hence the trap.
     package static func generic(_ value: some Encodable) -> JSONValue {
         do {
             return try JSONValueEncoder().encode(value)
@@ -52,7 +54,7 @@ extension VehicleLocation {
         if let headingAccuracy { members.append(("headingAccuracy", number(headingAccuracy))) }
         if let isRoadSnapped { members.append(("isRoadSnapped", .bool(isRoadSnapped))) }
         if let latlngAccuracy { members.append(("latlngAccuracy", number(latlngAccuracy))) }
-        members.append(("location", .object(JSONObject([("latitude", number(location.latitude)), ("longitude", number(location.longitude))]))))
+        members.append(("location", RecordJSON.latLng(location, number: number)))
         if let locationSensor { members.append(("locationSensor", .string(locationSensor.rawValue))) }
         if let serverTime { members.append(("serverTime", .string(serverTime.rfc3339))) }
         if let speed { members.append(("speed", number(speed))) }

@@ -90,18 +90,19 @@ extension VehicleLocation {
     }
 }
 
-/// Members read as the generic decoder reads them, or nil (`.none`) when the member is not in
+/// Members read as the generic decoder reads them (numbers by the same rules,
+/// `JSONNumber.finiteDouble` and `exactInt`), or nil (`.none`) when the member is not in
 /// that form. For optional members the result is doubly optional: `.some(nil)` for a member that
 /// is missing or null (the decoder's nil), `.none` for one that does not decode.
 enum PlainJSON {
     static func integer(_ value: JSONValue?) -> Int? {
         guard case .number(let number)? = value else { return nil }
-        return Int(number.lexeme) ?? Int(number.canonical)
+        return number.exactInt
     }
 
     static func double(_ value: JSONValue) -> Double? {
-        guard case .number(let number) = value, let double = Double(number.lexeme), double.isFinite else { return nil }
-        return double
+        guard case .number(let number) = value else { return nil }
+        return number.finiteDouble
     }
 
     static func timestamp(_ value: JSONValue?) -> Timestamp? {
