@@ -13,14 +13,8 @@ struct AuditSettings {
     var seconds: Int
 
     static func load(_ environment: [String: String]) throws -> AuditSettings {
-        let everyText = environment["WAYMARK_AUDIT_ROOT_EVERY"] ?? "1000"
-        guard let every = Int(everyText), (1...1_000_000).contains(every) else {
-            throw UsageError("WAYMARK_AUDIT_ROOT_EVERY must be a whole number of events from 1 to 1000000, got \(everyText.debugDescription)")
-        }
-        let secondsText = environment["WAYMARK_AUDIT_ROOT_SECONDS"] ?? "60"
-        guard let seconds = Int(secondsText), (1...86_400).contains(seconds) else {
-            throw UsageError("WAYMARK_AUDIT_ROOT_SECONDS must be a whole number of seconds from 1 to 86400, got \(secondsText.debugDescription)")
-        }
+        let every = try wholeSetting(environment, "WAYMARK_AUDIT_ROOT_EVERY", 1...1_000_000, default: 1000, of: "events")
+        let seconds = try wholeSetting(environment, "WAYMARK_AUDIT_ROOT_SECONDS", 1...86_400, default: 60, of: "seconds")
         return AuditSettings(key: AuditCommands.auditKey(environment), every: every, seconds: seconds)
     }
 

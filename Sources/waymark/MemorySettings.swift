@@ -16,14 +16,9 @@ struct MemorySettings {
     var mallocTrimSeconds: Int = 10
 
     static func load(_ environment: [String: String]) throws -> MemorySettings {
-        let cacheText = environment["WAYMARK_AGGREGATE_CACHE"] ?? String(WaymarkAPI.defaultAggregateCache)
-        guard let cache = Int(cacheText), (1...10_000_000).contains(cache) else {
-            throw UsageError("WAYMARK_AGGREGATE_CACHE must be a whole number from 1 to 10000000, got \(cacheText.debugDescription)")
-        }
-        let poolText = environment["WAYMARK_CONNECTION_MEMORY_BYTES"] ?? String(HTTPServer.Configuration.defaultConnectionMemoryBytes)
-        guard let pool = Int(poolText), (8192...(1 << 20)).contains(pool) else {
-            throw UsageError("WAYMARK_CONNECTION_MEMORY_BYTES must be a whole number of bytes from 8192 to 1048576, got \(poolText.debugDescription)")
-        }
+        let cache = try wholeSetting(environment, "WAYMARK_AGGREGATE_CACHE", 1...10_000_000, default: WaymarkAPI.defaultAggregateCache)
+        let pool = try wholeSetting(environment, "WAYMARK_CONNECTION_MEMORY_BYTES", 8192...(1 << 20),
+                                    default: HTTPServer.Configuration.defaultConnectionMemoryBytes, of: "bytes")
         let trimText = environment["WAYMARK_MALLOC_TRIM_SECONDS"] ?? "10"
         guard let trim = Int(trimText), (0...3600).contains(trim) else {
             throw UsageError("WAYMARK_MALLOC_TRIM_SECONDS must be a whole number of seconds from 0 (off) to 3600, got \(trimText.debugDescription)")

@@ -11,14 +11,8 @@ struct ProjectionSettings {
     var feedCacheEvents: Int
 
     static func load(_ environment: [String: String]) throws -> ProjectionSettings {
-        let text = environment["WAYMARK_PROJECTION_SETTLE_MS"] ?? "200"
-        guard let milliseconds = Int(text), (0...10_000).contains(milliseconds) else {
-            throw UsageError("WAYMARK_PROJECTION_SETTLE_MS must be a whole number of milliseconds from 0 to 10000, got \(text.debugDescription)")
-        }
-        let cacheText = environment["WAYMARK_FEED_CACHE_EVENTS"] ?? "4096"
-        guard let events = Int(cacheText), (0...1_000_000).contains(events) else {
-            throw UsageError("WAYMARK_FEED_CACHE_EVENTS must be a whole number of events from 0 to 1000000, got \(cacheText.debugDescription)")
-        }
+        let milliseconds = try wholeSetting(environment, "WAYMARK_PROJECTION_SETTLE_MS", 0...10_000, default: 200, of: "milliseconds")
+        let events = try wholeSetting(environment, "WAYMARK_FEED_CACHE_EVENTS", 0...1_000_000, default: 4096, of: "events")
         return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events)
     }
 

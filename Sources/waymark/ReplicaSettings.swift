@@ -12,10 +12,7 @@ struct ReplicaSettings {
 
     static func load(_ environment: [String: String], flags: Flags) throws -> ReplicaSettings {
         let url = flags.value("read-database-url") ?? environment["WAYMARK_READ_DATABASE_URL"]
-        let waitText = environment["WAYMARK_READ_REPLICA_WAIT_MS"] ?? "500"
-        guard let wait = Int(waitText), (0...60_000).contains(wait) else {
-            throw UsageError("WAYMARK_READ_REPLICA_WAIT_MS must be a whole number of milliseconds from 0 to 60000, got \(waitText.debugDescription)")
-        }
+        let wait = try wholeSetting(environment, "WAYMARK_READ_REPLICA_WAIT_MS", 0...60_000, default: 500, of: "milliseconds")
         return ReplicaSettings(url: (url?.isEmpty ?? true) ? nil : url, replayWait: .milliseconds(wait), poolSize: 4)
     }
 

@@ -5,10 +5,7 @@ struct ScaleOutSettings {
     var journeyPollInterval: Duration
 
     static func load(_ environment: [String: String]) throws -> ScaleOutSettings {
-        let text = environment["WAYMARK_JOURNEY_POLL_MS"] ?? "1000"
-        guard let milliseconds = Int(text), (250...3_600_000).contains(milliseconds) else {
-            throw UsageError("WAYMARK_JOURNEY_POLL_MS must be a whole number of milliseconds from 250 to 3600000, got \(text.debugDescription)")
-        }
+        let milliseconds = try wholeSetting(environment, "WAYMARK_JOURNEY_POLL_MS", 250...3_600_000, default: 1000, of: "milliseconds")
         return ScaleOutSettings(journeyPollInterval: .milliseconds(milliseconds))
     }
 }

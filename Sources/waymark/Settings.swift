@@ -99,10 +99,7 @@ struct HTTPSettings {
         guard let port = UInt16(portText) else {
             throw UsageError("WAYMARK_HTTP_PORT must be a port number from 0 to 65535, got \(portText.debugDescription)")
         }
-        let threadsText = environment["WAYMARK_HTTP_THREADS"] ?? "2"
-        guard let threads = Int(threadsText), (1...64).contains(threads) else {
-            throw UsageError("WAYMARK_HTTP_THREADS must be a whole number from 1 to 64, got \(threadsText.debugDescription)")
-        }
+        let threads = try wholeSetting(environment, "WAYMARK_HTTP_THREADS", 1...64, default: 2)
         let bodyText = environment["WAYMARK_MAX_BODY_BYTES"] ?? String(1 << 20)
         guard let maxBody = Int(bodyText), maxBody >= 1024 else {
             throw UsageError("WAYMARK_MAX_BODY_BYTES must be a whole number of bytes ≥ 1024, got \(bodyText.debugDescription)")
@@ -114,14 +111,8 @@ struct HTTPSettings {
             }
             keys.append(key)
         }
-        let consistencyText = environment["WAYMARK_CONSISTENCY_TIMEOUT_SECONDS"] ?? "5"
-        guard let consistency = Int(consistencyText), (1...600).contains(consistency) else {
-            throw UsageError("WAYMARK_CONSISTENCY_TIMEOUT_SECONDS must be a whole number of seconds from 1 to 600, got \(consistencyText.debugDescription)")
-        }
-        let horizonText = environment["WAYMARK_HORIZON_WARNING_SECONDS"] ?? "30"
-        guard let horizonWarning = Int(horizonText), (1...86_400).contains(horizonWarning) else {
-            throw UsageError("WAYMARK_HORIZON_WARNING_SECONDS must be a whole number of seconds from 1 to 86400, got \(horizonText.debugDescription)")
-        }
+        let consistency = try wholeSetting(environment, "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS", 1...600, default: 5, of: "seconds")
+        let horizonWarning = try wholeSetting(environment, "WAYMARK_HORIZON_WARNING_SECONDS", 1...86_400, default: 30, of: "seconds")
         var publicURL = environment["WAYMARK_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let url = publicURL {
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {

@@ -10,10 +10,7 @@ struct StreamLimits {
     static let defaultStreamBufferBytes = 1 << 20
 
     static func load(_ environment: [String: String]) throws -> StreamLimits {
-        let text = environment["WAYMARK_STREAM_BUFFER_BYTES"] ?? String(defaultStreamBufferBytes)
-        guard let bytes = Int(text), (4096...(1 << 30)).contains(bytes) else {
-            throw UsageError("WAYMARK_STREAM_BUFFER_BYTES must be a whole number of bytes from 4096 to 1073741824, got \(text.debugDescription)")
-        }
+        let bytes = try wholeSetting(environment, "WAYMARK_STREAM_BUFFER_BYTES", 4096...(1 << 30), default: defaultStreamBufferBytes, of: "bytes")
         return StreamLimits(streamBufferBytes: bytes)
     }
 
