@@ -35,9 +35,13 @@ package final class ProjectionRunner: Sendable {
         /// are paid once. A reader waiting for a position (read-your-writes) cuts the wait short.
         /// For projections no rider watches live; the journey projection keeps zero.
         package var settle: Duration
+        /// At most this many records the projector keeps in memory after a batch (nil: all). Those
+        /// it lets go are read back from the table before a batch that needs them (`Projector.prepare`).
+        package var recordLimit: Int?
 
         package init(batchSize: Int = 1000, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
-                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero) {
+                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero, recordLimit: Int? = nil) {
+            self.recordLimit = recordLimit
             self.batchSize = batchSize
             self.standbyInterval = standbyInterval
             self.beforeCommit = beforeCommit
@@ -60,6 +64,13 @@ package final class ProjectionRunner: Sendable {
         package var lastError: String?
         /// Where the time of the committed batches went (since this runner started).
         package var stages = Stages()
+        /// Records the projector let go from memory, and records read back from the table for a batch.
+        package var recordsLetGo: Int64 = 0
+        package var recordsRestored: Int64 = 0
+        /// Whether the projector keeps every record in memory although `Options.recordLimit` is set:
+        /// a batch read a record that was let go and not read back (a bug), so the runner stopped
+        /// letting records go.
+        package var recordLimitDisabled = false
     }
 
     /// Cumulative time per stage of the committed batches, for finding where propagation time goes.
@@ -207,6 +218,11 @@ package final class ProjectionRunner: Sendable {
         projector.load(documents)
         options.mirror?.reset(documents)
         documents = []
+        if !state.withLock({ $0.recordLimitDisabled }) {
+            projector.recordLimit = options.recordLimit
+            let released = projector.letGo()
+            state.withLock { $0.recordsLetGo += Int64(released) }
+        }
         state.withLock {
             $0.checkpoint = checkpoint.position
             $0.eventsApplied = checkpoint.eventsApplied
@@ -241,8 +257,23 @@ package final class ProjectionRunner: Sendable {
                 }
                 let readAt = Self.monotonicMicros()
                 let readAge = max(0, MonotonicMicros.wallClock() - batch.last!.recordedAtMicros)
-                for event in batch { projector.apply(event) }
+                let needed = projector.prepare(batch)
+                if !needed.isEmpty {
+                    let found = try await pool.withConnection { connection in try readModels.readDocuments(needed, connection) }
+                    projector.restore(needed, found: found)
+                    state.withLock { $0.recordsRestored += Int64(found.count) }
+                }
+                projector.apply(batch: batch)
+                let unrestored = projector.takeUnrestoredReads()
+                guard unrestored.isEmpty else {
+                    // Nothing of this batch is written; the runner reloads and keeps every record from now on.
+                    state.withLock { $0.recordLimitDisabled = true }
+                    throw ProjectionError(.recordNotRestored, "a batch read records that were let go from memory and not read back "
+                        + "(\(unrestored.prefix(3).joined(separator: ", "))); the batch was not written, and \(name) keeps every record in memory from now on")
+                }
                 let changes = projector.drainChanges()
+                let released = projector.letGo()
+                if released > 0 { state.withLock { $0.recordsLetGo += Int64(released) } }
                 let appliedAt = Self.monotonicMicros()
                 let target = batch.last!.feedPosition
                 let from = checkpoint

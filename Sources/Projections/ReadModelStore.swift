@@ -60,6 +60,17 @@ package struct ReadModelStore: Sendable {
         }
     }
 
+    /// The stored documents at `addresses` (those that exist), read outside any transaction.
+    func readDocuments(_ addresses: [DocumentAddress], _ connection: Connection) throws -> [DocumentChange] {
+        try connection.query("""
+            SELECT t.collection, t.key, t.document::text
+            FROM unnest($1::text[], $2::text[]) AS a(collection, key)
+            JOIN \(quotedTable) t ON t.collection = a.collection AND t.key = a.key
+            """, [PostgresText.arrayLiteral(addresses.map(\.collection)), PostgresText.arrayLiteral(addresses.map(\.key))]).rows.map { row in
+            DocumentChange(collection: try row.string(0), key: try row.string(1), document: try JSONValue.parse(try row.string(2)))
+        }
+    }
+
     /// The statements of one batch: upserts, deletes, and the checkpoint moved from `from` to `to`
     /// only if it still is at `from` in `generation` (else the guard aborts the transaction).
     func batchStatements(_ changes: [DocumentChange], from: Checkpoint, to: FeedPosition, events: Int) -> [Statement] {
@@ -122,6 +133,8 @@ package struct ProjectionError: Error, Sendable, CustomStringConvertible {
         package static let invalidName = Code(name: "invalidName")
         /// Another runner moved the checkpoint (or a rebuild swapped the table): the batch was abandoned.
         package static let fenced = Code(name: "fenced")
+        /// A batch read a record its projector had let go from memory without reading it back first.
+        package static let recordNotRestored = Code(name: "recordNotRestored")
         /// No projection has that name.
         package static let unknownProjection = Code(name: "unknownProjection")
     }

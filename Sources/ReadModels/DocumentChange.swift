@@ -35,4 +35,36 @@ package protocol ReadModelProjection: Sendable {
     mutating func apply(_ envelope: EventEnvelope)
     /// The documents changed since the last call, each once, in a deterministic order.
     mutating func drainChanges() -> [DocumentChange]
+
+    // Records let go from memory (optional; see `RecordMap`). A model that keeps everything in
+    // memory needs none of these. One that lets records go names, before each batch, the stored
+    // documents of the records the batch will read, and gets them back before it applies it.
+
+    /// The stored documents of records let go that applying `envelopes` reads.
+    func documentsNeeded(by envelopes: [EventEnvelope]) -> [DocumentAddress]
+    /// Puts back the records `documentsNeeded` asked for: `found` holds those stored.
+    mutating func restore(_ requested: [DocumentAddress], found: [DocumentChange])
+    /// After `drainChanges`: lets records beyond `limit` go from memory; returns how many.
+    mutating func letGo(keeping limit: Int) -> Int
+    /// Keys of records read while let go and not restored since the last call: a batch folded
+    /// with one of them missing must not be written.
+    func takeUnrestoredReads() -> [String]
+}
+
+extension ReadModelProjection {
+    package func documentsNeeded(by envelopes: [EventEnvelope]) -> [DocumentAddress] { [] }
+    package mutating func restore(_ requested: [DocumentAddress], found: [DocumentChange]) {}
+    package mutating func letGo(keeping limit: Int) -> Int { 0 }
+    package func takeUnrestoredReads() -> [String] { [] }
+}
+
+/// Where a document is stored: its collection and key.
+package struct DocumentAddress: Sendable, Hashable {
+    package let collection: String
+    package let key: String
+
+    package init(collection: String, key: String) {
+        self.collection = collection
+        self.key = key
+    }
 }

@@ -70,10 +70,10 @@ package struct JourneyViewProjection: ReadModelProjection {
     }
 
     var trips = RecordMap<JourneyViewTrip>()
-    private var vehicles = RecordMap<JourneyViewVehicle>()
+    var vehicles = RecordMap<JourneyViewVehicle>()
     private var views = RecordMap<View>()
     /// Vehicle key → keys of the trips it serves; derived from `trips`.
-    private var served: [String: Set<String>] = [:]
+    var served: [String: Set<String>] = [:]
     /// View documents changed since the last drain (rendered when they changed).
     var pending: [Address: JSONValue?] = [:]
     /// Keys of trip and vehicle states changed since the last drain; encoded once, at drain time.
@@ -185,7 +185,8 @@ package struct JourneyViewProjection: ReadModelProjection {
 
     package mutating func drainChanges() -> [DocumentChange] {
         for key in dirtyStates {
-            let state: JSONValue? = trips[key].map { RecordJSON.generic($0) } ?? vehicles[key].map(\.recordValue)
+            // Keys name their kind, as in `load` (a vehicle let go from memory must not be looked up for a trip).
+            let state: JSONValue? = key.contains("/trips/") ? trips[key].map { RecordJSON.generic($0) } : vehicles[key].map(\.recordValue)
             pending[Address(collection: Self.stateCollection, key: key)] = state
         }
         dirtyStates = []

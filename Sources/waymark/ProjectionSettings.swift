@@ -9,11 +9,21 @@ struct ProjectionSettings {
     /// `WAYMARK_FEED_CACHE_EVENTS`: how many of the latest feed events read are kept for the node's
     /// other feed readers (the projection runners, arrivals, webhooks; default 4096, 0 for none).
     var feedCacheEvents: Int
+    /// `WAYMARK_PROJECTION_RECORDS`: how many records each projection keeps in memory after a
+    /// batch (default 10,000). Beyond that the fleet, journey and driver-feed projections let go of
+    /// the least recently changed vehicles that no trip is linked to, and read them back from their
+    /// stored documents when an event needs them.
+    var recordLimit: Int
+
+    /// The default of `WAYMARK_PROJECTION_RECORDS`: like the command side's cache, a fleet's live
+    /// vehicles, not every vehicle ever registered.
+    static let defaultRecordLimit = 10_000
 
     static func load(_ environment: [String: String]) throws -> ProjectionSettings {
         let milliseconds = try wholeSetting(environment, "WAYMARK_PROJECTION_SETTLE_MS", 0...10_000, default: 200, of: "milliseconds")
         let events = try wholeSetting(environment, "WAYMARK_FEED_CACHE_EVENTS", 0...1_000_000, default: 4096, of: "events")
-        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events)
+        let records = try wholeSetting(environment, "WAYMARK_PROJECTION_RECORDS", 0...100_000_000, default: defaultRecordLimit, of: "records")
+        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records)
     }
 
     /// The settle of the projection called `name`.

@@ -71,7 +71,7 @@ enum ServeCommand {
             let runners = ProjectionCatalog.all.map { entry in
                 ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup,
                                  options: .init(mirror: mirrors[entry.name], notifyCollections: WaymarkAPI.notifiedCollections(entry.name),
-                                                settle: projections.settle(entry.name)),
+                                                settle: projections.settle(entry.name), recordLimit: projections.recordLimit),
                                  projector: entry.make)
             }
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)

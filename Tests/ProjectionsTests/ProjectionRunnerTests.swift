@@ -279,4 +279,34 @@ func waitFor(_ what: String, seconds: Double = 30, _ condition: @Sendable () asy
             await store.shutdown()
         }
     }
+
+    @Test func aBatchThatReadARecordNotReadBackIsNotWrittenAndTheRunnerThenKeepsEveryRecord() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendMany(store, streams: 2, each: 3)
+            let runner = ProjectionRunner(store: store, conninfo: url, options: .init(recordLimit: 5)) { ForgetfulProjector() }
+            runner.start()
+            try await waitFor("6 events applied") { runner.status.eventsApplied == 6 }
+            // The first load folded a batch with a record missing; it was refused, and the reload kept everything.
+            #expect(runner.status.recordLimitDisabled)
+            #expect(try await storedCounts(url) == ["test:s0": 3, "test:s1": 3])
+            #expect(try await checkpointEvents(url).applied == 6)
+            await runner.stop()
+            await store.shutdown()
+        }
+    }
+}
+
+/// Counts like `StreamCountProjector`, but while it has a record limit every batch claims it read a
+/// record it had let go and did not get back: what a projection with a wrong `documentsNeeded` does.
+struct ForgetfulProjector: Projector {
+    var counter = StreamCountProjector()
+    var recordLimit: Int?
+    var name: String { counter.name }
+
+    mutating func load(_ documents: [DocumentChange]) { counter.load(documents) }
+    mutating func apply(_ event: RecordedEvent) { counter.apply(event) }
+    mutating func drainChanges() -> [DocumentChange] { counter.drainChanges() }
+    func takeUnrestoredReads() -> [String] { recordLimit == nil ? [] : ["test:s0"] }
 }

@@ -194,6 +194,37 @@ struct ReadModelEndToEndTests {
         }
     }
 
+    @Test func runnersThatLetEveryIdleVehicleGoAndReadItBackLeaveNoDifferenceEvenAcrossACrash() async throws {
+        let commands = DomainWorkload(seed: 0x1D1E, provider: Self.provider, vehicles: 30, trips: 80, start: Self.start, reportInterval: Self.reportInterval).commands()
+        try await TestDatabase.withTestDatabase { url in
+            let store = EventStore(.init(conninfo: url, listen: true))
+            let batches = Mutex<[String: Int]>([:])
+            // A limit of 0: after every batch each projection keeps only the vehicles linked to a trip.
+            let runners = Self.startRunners(store, url) { name in
+                ProjectionRunner.Options(batchSize: 60, beforeCommit: { connection in
+                    let crash = batches.withLock { counts -> Bool in
+                        counts[name, default: 0] += 1
+                        return counts[name] == 5  // the fifth batch dies before COMMIT: the runner reloads and lets go again
+                    }
+                    if crash { try connection.query("SELECT pg_terminate_backend(pg_backend_pid())") }
+                }, recordLimit: 0)
+            }
+            let count = try await Self.append(commands, to: store, commandsPerBatch: 20)
+            try await Self.waitUntilApplied(runners, count)
+            for runner in runners {
+                let status = runner.status
+                if [FleetResourceProjection.name, JourneyViewProjection.name, DriverFeedProjection.name].contains(runner.name) {
+                    #expect(status.recordsLetGo > 0 && status.recordsRestored > 0, "\(runner.name): \(status.recordsLetGo) let go, \(status.recordsRestored) read back")
+                }
+                #expect(!status.recordLimitDisabled, "\(runner.name): \(status.lastError ?? "")")
+                #expect(status.batchesAbandoned >= 1, "\(runner.name): the crash happened")
+                await runner.stop()
+            }
+            try await Self.expectNoDifferences(store, url)
+            await store.shutdown()
+        }
+    }
+
     @Test func rebuildOfEveryProjectionEqualsTheLiveModelsAndSwapsGeneration() async throws {
         let commands = DomainWorkload(seed: 0x5EB1, provider: Self.provider, vehicles: 10, trips: 40, start: Self.start, reportInterval: Self.reportInterval).commands()
         let split = commands.count * 2 / 3
