@@ -93,9 +93,10 @@ package final class WaymarkAPI: Sendable {
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name), horizonWarningSeconds: horizonWarningSeconds)
     }
 
-    /// A mirror for the fleet projection's runner holding what GetTrip and GetVehicle read.
-    package static func fleetMirror() -> DocumentMirror {
-        DocumentMirror(collections: [FleetResourceProjection.tripsCollection, FleetResourceProjection.vehiclesCollection])
+    /// A mirror for the fleet projection's runner holding what GetTrip and GetVehicle read: at most
+    /// `documentLimit` of them, the most recently written (nil: all).
+    package static func fleetMirror(documentLimit: Int? = nil) -> DocumentMirror {
+        DocumentMirror(collections: [FleetResourceProjection.tripsCollection, FleetResourceProjection.vehiclesCollection], documentLimit: documentLimit)
     }
 
     /// A mirror for the journey projection's runner holding what the rider endpoints read

@@ -13,13 +13,23 @@ import Synchronization
 /// An observer (`observe`) hears of every reset, applied batch (only the kept collections' changes)
 /// and invalidation, right after the mirror itself changed and outside its lock: the journey
 /// endpoints' hub pushes new views to riders from there.
+///
+/// A mirror with a `documentLimit` keeps at most that many documents (and an eighth more before
+/// it looks): the least recently written go first. Once one went, a document it does not hold is
+/// one it cannot answer for (nil), and readers go to the table; those written recently, the live
+/// vehicles and trips, stay.
 package final class DocumentMirror: Sendable {
     private struct State {
         var valid = false
         /// Each document as its compact JSON bytes: a `JSONValue` tree costs several times its
         /// encoded size (per-node enum payloads, member arrays, lexeme strings), and a mirror holds
-        /// every document of its projection. Readers get a freshly parsed tree.
-        var documents: [String: [UInt8]] = [:]
+        /// every document of its projection. Readers get a freshly parsed tree. `stamp` counts the
+        /// batch that wrote it.
+        var documents: [String: (bytes: [UInt8], stamp: UInt32)] = [:]
+        /// Counts applied batches.
+        var clock: UInt32 = 0
+        /// Whether documents were let go: one not held may still exist.
+        var partial = false
     }
 
     /// What an observer hears.
@@ -36,9 +46,12 @@ package final class DocumentMirror: Sendable {
     private let observer = Mutex<(@Sendable (Update) -> Void)?>(nil)
     /// Only documents of these collections are kept (nil: all).
     private let collections: Set<String>?
+    /// At most this many documents are kept (nil: all).
+    private let documentLimit: Int?
 
-    package init(collections: Set<String>? = nil) {
+    package init(collections: Set<String>? = nil, documentLimit: Int? = nil) {
         self.collections = collections
+        self.documentLimit = documentLimit
     }
 
     /// Calls `observer` after every change of the mirror, on the runner's task (keep it short and
@@ -70,7 +83,8 @@ package final class DocumentMirror: Sendable {
     package func documentBytes(_ collection: String, _ key: String) -> [UInt8]?? {
         state.withLock { state in
             guard state.valid else { return nil }
-            return .some(state.documents[Self.id(collection, key)])
+            guard let document = state.documents[Self.id(collection, key)] else { return state.partial ? nil : .some(nil) }
+            return .some(document.bytes)
         }
     }
 
@@ -86,13 +100,20 @@ package final class DocumentMirror: Sendable {
     package var isValid: Bool { state.withLock { $0.valid } }
 
     func reset(_ documents: [DocumentChange]) {
-        var copy: [String: [UInt8]] = [:]
-        copy.reserveCapacity(documents.count)
+        var copy: [String: (bytes: [UInt8], stamp: UInt32)] = [:]
+        var partial = false
         for change in documents where collections?.contains(change.collection) ?? true {
-            if let document = change.document { copy[Self.id(change.collection, change.key)] = Self.encode(document) }
+            guard let document = change.document else { continue }
+            if let documentLimit, copy.count >= documentLimit {
+                partial = true
+                break
+            }
+            copy[Self.id(change.collection, change.key)] = (Self.encode(document), 0)
         }
         state.withLock {
             $0.documents = copy
+            $0.clock = 0
+            $0.partial = partial
             $0.valid = true
         }
         notify(.reset)
@@ -101,13 +122,31 @@ package final class DocumentMirror: Sendable {
     func apply(_ changes: [DocumentChange]) {
         let kept = collections.map { kept in changes.filter { kept.contains($0.collection) } } ?? changes
         let encoded = kept.map { (Self.id($0.collection, $0.key), $0.document.map(Self.encode)) }
+        let documentLimit = documentLimit
         state.withLock { state in
+            state.clock &+= 1
             for (id, bytes) in encoded {
-                state.documents[id] = bytes
+                state.documents[id] = bytes.map { ($0, state.clock) }
+            }
+            if let documentLimit, state.documents.count > documentLimit + documentLimit / 8 {
+                Self.letGo(&state, keeping: documentLimit)
             }
         }
         if !kept.isEmpty { notify(.applied(kept)) }
     }
+
+    /// Drops the least recently written documents until `limit` remain.
+    private static func letGo(_ state: inout State, keeping limit: Int) {
+        var stamps = state.documents.map { (stamp: $0.value.stamp, id: $0.key) }
+        stamps.sort { $0.stamp < $1.stamp }
+        for entry in stamps.prefix(state.documents.count - limit) {
+            state.documents[entry.id] = nil
+        }
+        state.partial = true
+    }
+
+    /// How many documents are held (for tests and metrics).
+    package var count: Int { state.withLock { $0.documents.count } }
 
     func invalidate() {
         let wasValid = state.withLock { state -> Bool in

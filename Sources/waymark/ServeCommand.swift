@@ -65,7 +65,8 @@ enum ServeCommand {
             let store = EventStore(.init(conninfo: database.url, setupStatements: setup, feedCacheEvents: projections.feedCacheEvents))
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
 
-            let mirror = WaymarkAPI.fleetMirror()
+            // A Trip and a Vehicle resource per live vehicle, as many as the projections keep records for.
+            let mirror = WaymarkAPI.fleetMirror(documentLimit: 2 * projections.recordLimit)
             let journeyMirror = WaymarkAPI.journeyMirror()
             let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
             let runners = ProjectionCatalog.all.map { entry in

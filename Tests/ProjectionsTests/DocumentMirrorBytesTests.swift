@@ -35,4 +35,32 @@ import Testing
         #expect(mirror.document("trips", "t-2") == nil)
         #expect(mirror.documentBytes("trips", "t-2") == nil)
     }
+
+    @Test func aMirrorWithALimitKeepsTheMostRecentlyWrittenDocumentsAndCannotAnswerForOthers() {
+        let mirror = DocumentMirror(documentLimit: 8)
+        mirror.reset((0..<8).map { DocumentChange(collection: "trips", key: "t-\($0)", document: ["v": 0]) })
+        // at its limit and whole: a document it does not hold does not exist
+        #expect(mirror.document("trips", "missing") == .some(nil))
+        mirror.apply([DocumentChange(collection: "trips", key: "t-0", document: ["v": 1])])
+        mirror.apply([DocumentChange(collection: "trips", key: "t-8", document: ["v": 1])])
+        #expect(mirror.count == 9, "an eighth past the limit before it looks")
+        mirror.apply([DocumentChange(collection: "trips", key: "t-9", document: ["v": 1]), DocumentChange(collection: "trips", key: "t-10", document: ["v": 1])])
+        // the limit again, keeping the documents written last
+        #expect(mirror.count == 8)
+        for key in ["t-0", "t-8", "t-9", "t-10"] {
+            #expect(mirror.document("trips", key) == .some(.some(["v": 1])), "\(key) was written last")
+        }
+        #expect((1..<8).filter { mirror.document("trips", "t-\($0)") == nil }.count == 3, "three of the oldest went (11 written, 8 kept)")
+        // having let documents go, it cannot say a document does not exist
+        #expect(mirror.document("trips", "missing") == nil)
+        #expect(mirror.documentBytes("trips", "missing") == nil)
+    }
+
+    @Test func aMirrorResetWithMoreDocumentsThanItsLimitHoldsItsLimitAndSendsReadersToTheTable() {
+        let mirror = DocumentMirror(documentLimit: 2)
+        mirror.reset((0..<5).map { DocumentChange(collection: "trips", key: "t-\($0)", document: ["v": 0]) })
+        #expect(mirror.count == 2)
+        #expect(mirror.document("trips", "t-4") == nil)
+        #expect(mirror.document("trips", "t-0") == .some(.some(["v": 0])))
+    }
 }
