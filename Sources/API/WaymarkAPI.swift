@@ -171,6 +171,16 @@ package final class WaymarkAPI: Sendable {
         for runner in runners {
             extra.append("waymark_projection_skipped_events{projection=\"\(runner.name)\"} \(runner.status.skippedEvents)")
         }
+        extra += ["# HELP waymark_projection_records_let_go_total Records a projection let go from memory (WAYMARK_PROJECTION_RECORDS).",
+                  "# TYPE waymark_projection_records_let_go_total counter"]
+        for runner in runners {
+            extra.append("waymark_projection_records_let_go_total{projection=\"\(runner.name)\"} \(runner.status.recordsLetGo)")
+        }
+        extra += ["# HELP waymark_projection_records_read_back_total Records a projection read back from its table before a batch that needed them.",
+                  "# TYPE waymark_projection_records_read_back_total counter"]
+        for runner in runners {
+            extra.append("waymark_projection_records_read_back_total{projection=\"\(runner.name)\"} \(runner.status.recordsRestored)")
+        }
         extra += reads.metricLines()
         extra += webhooks.dispatcher.metricLines()
         if arrivals.settings.enabled { extra += arrivals.metricLines() }

@@ -75,12 +75,14 @@ enum ServeCommand {
                                                 settle: projections.settle(entry.name), recordLimit: projections.recordLimit),
                                  projector: entry.make)
             }
+            var arrivals = webhookSettings.arrivals
+            arrivals.cachedVehicles = projections.recordLimit
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)
             // Built before the runners start, so the journey hub observes the mirror from its first load.
             let api = WaymarkAPI(store: store, runners: runners, authenticator: authenticator, mirror: mirror, journeyMirror: journeyMirror,
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
-                                 webhooks: webhookSettings.dispatcher, arrivals: webhookSettings.arrivals, replica: replica,
+                                 webhooks: webhookSettings.dispatcher, arrivals: arrivals, replica: replica,
                                  journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)

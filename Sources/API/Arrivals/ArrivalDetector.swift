@@ -28,6 +28,10 @@ package final class ArrivalDetector: Sendable {
         /// Moves a trip that is NEW or ENROUTE_TO_PICKUP to ARRIVED_AT_PICKUP when its vehicle arrives at the
         /// pickup (`WAYMARK_ARRIVALS_ADVANCE_TRIP_STATUS`, off by default: Fleet Engine leaves this to the app).
         package var advanceTripStatus = false
+        /// Vehicle states kept in memory between batches (`WAYMARK_PROJECTION_RECORDS`); beyond an
+        /// eighth more, the least recently changed are dropped, and read back from
+        /// `arrival_detector_vehicles` when the vehicle's next input arrives.
+        package var cachedVehicles = 10_000
 
         package init() {}
 
@@ -110,10 +114,13 @@ package final class ArrivalDetector: Sendable {
             return (connection.backendPID, FeedPosition(transactionId: try row.uint64(0), globalPosition: try row.int64(1)))
         }
         state.withLock { $0.checkpoint = checkpoint }
-        var cache: [String: StopArrival.State] = [:]
+        // Each vehicle's state, with the number of the batch that last changed or loaded it.
+        var cache: [String: (state: StopArrival.State, batch: UInt32)] = [:]
+        var batchNumber: UInt32 = 0
         var reader = FeedReader(store: store, after: checkpoint, batchSize: 500)
         while !Task.isCancelled {
             guard let batch = try await reader.nextBatch() else { return }
+            batchNumber &+= 1
             let inputs = batch.filter { $0.streamId.hasPrefix("vehicle:") && Self.inputTypes.contains($0.type) }
             // Load the states of vehicles not seen since this runner started.
             let missing = Set(inputs.map(\.streamId)).subtracting(cache.keys)
@@ -123,7 +130,7 @@ package final class ArrivalDetector: Sendable {
                                          [WebhookStore.arrayLiteral(missing.sorted())]).rows.map { (try $0.string(0), try $0.string(1)) }
                 }
                 for (stream, text) in loaded {
-                    cache[stream] = try JSONValueDecoder().decode(StopArrival.State.self, from: try JSONValue.parse(Array(text.utf8)))
+                    cache[stream] = (try JSONValueDecoder().decode(StopArrival.State.self, from: try JSONValue.parse(Array(text.utf8))), batchNumber)
                 }
             }
             var changed: [String: StopArrival.State] = [:]
@@ -133,10 +140,10 @@ package final class ArrivalDetector: Sendable {
                 guard let (_, provider, vehicleId) = Self.parse(event.streamId) else { continue }
                 let decoded: Vehicle.Event
                 do { decoded = try Vehicle.Event.decode(type: event.type, json: event.data) } catch { continue }
-                let before = cache[event.streamId] ?? StopArrival.State()
+                let before = cache[event.streamId]?.state ?? StopArrival.State()
                 let (after, facts) = StopArrival.detect(before, with: decoded, vehicleId: vehicleId, options: settings.options(for: provider))
                 if after != before {
-                    cache[event.streamId] = after
+                    cache[event.streamId] = (after, batchNumber)
                     changed[event.streamId] = after
                 }
                 for (index, fact) in facts.enumerated() {
@@ -178,6 +185,13 @@ package final class ArrivalDetector: Sendable {
                 $0.checkpoint = target
                 $0.eventsAppended += appended
                 $0.lastError = nil
+            }
+            // Every changed state is stored now, so any may go.
+            let limit = settings.cachedVehicles
+            if cache.count > limit + limit / 8 {
+                for entry in cache.map({ (batch: $0.value.batch, stream: $0.key) }).sorted(by: { $0.batch < $1.batch }).prefix(cache.count - limit) {
+                    cache[entry.stream] = nil
+                }
             }
             // In tasks of their own: an update waits for the fleet read model, detection must not.
             if let advance {
