@@ -19,6 +19,13 @@ waymark_limit_malloc_arenas(int arenas) {
   return mallopt(M_ARENA_MAX, arenas);
 }
 
+/* Serves allocations of `bytes` and more with their own mmap (M_MMAP_THRESHOLD, which also stops
+   glibc from raising the threshold by itself); returns 1 on success. */
+static inline int
+waymark_set_malloc_mmap_threshold(int bytes) {
+  return mallopt(M_MMAP_THRESHOLD, bytes);
+}
+
 /* Returns free memory of every malloc arena to the kernel (malloc_trim); 1 if some was released. */
 static inline int
 waymark_malloc_trim(void) {

@@ -18,9 +18,13 @@ enum JourneyViewRenderer {
 
     /// The view's content: `name`, `tripStatus`, `markers`, `polylines`, `nextStop`,
     /// `dropoffEta`, `remainingDistanceToDropoffMeters`, `styleVersion`.
-    static func content(trip state: JourneyViewTrip, vehicle: JourneyViewVehicle?, previous: JSONObject?, styleVersion: Int64 = 0) -> JSONObject {
+    ///
+    /// `previous` is the previous view's content; it is read only when no vehicle serves the trip
+    /// (its vehicle marker and active route are then kept, frozen and hidden).
+    static func content(trip state: JourneyViewTrip, vehicle: JourneyViewVehicle?, previous: () -> JSONObject?, styleVersion: Int64 = 0) -> JSONObject {
         let trip = state.trip
         let serving = state.servingVehicleKey != nil ? vehicle : nil
+        let previous = serving == nil ? previous() : nil
         let itinerary = JourneyViewItinerary(trip: trip, vehicle: serving)
         let stops = JourneyViewItinerary.stops(of: trip)
         let passed = trip.passedWaypointCount

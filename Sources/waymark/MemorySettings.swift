@@ -31,11 +31,22 @@ struct MemorySettings {
     /// keep its own partly empty arena: two hold the fragmentation down at no measured cost here.
     static let defaultMallocArenas: Int32 = 2
 
-    /// Limits glibc's malloc arenas unless `MALLOC_ARENA_MAX` is set (glibc reads that itself).
-    /// Call before the server's threads start.
+    /// From this size glibc's malloc maps each allocation on its own when
+    /// `MALLOC_MMAP_THRESHOLD_` is not set: 128 KiB, glibc's own starting value, kept fixed.
+    static let defaultMallocMmapThreshold: Int32 = 128 * 1024
+
+    /// Limits glibc's malloc arenas unless `MALLOC_ARENA_MAX` is set, and fixes its mmap threshold
+    /// unless `MALLOC_MMAP_THRESHOLD_` is set (glibc reads those itself). Call before the server's
+    /// threads start.
+    ///
+    /// The fixed threshold keeps a projection batch's statements, a feed page and a large request's
+    /// body (hundreds of KB to megabytes, freed within milliseconds) out of the arenas, where
+    /// glibc's sliding threshold would otherwise put them after the first few were freed, and where
+    /// their pages stay resident between long-lived records (`bench memory`: peak 347.6 MB with
+    /// glibc's default, 322.5 MB with the threshold fixed at 128 KiB, one run each).
     static func limitMallocArenas(_ environment: [String: String]) {
-        guard environment["MALLOC_ARENA_MAX"] == nil else { return }
-        MallocArenas.limit(to: defaultMallocArenas)
+        if environment["MALLOC_ARENA_MAX"] == nil { MallocArenas.limit(to: defaultMallocArenas) }
+        if environment["MALLOC_MMAP_THRESHOLD_"] == nil { MallocArenas.mapAllocations(from: defaultMallocMmapThreshold) }
     }
 
     /// Starts a thread that trims the heap every `mallocTrimSeconds` (none when 0).
