@@ -113,11 +113,11 @@ struct BenchHTTP {
         _ = try await pool.withConnection { try Migrator().migrate($0) }
         await pool.shutdown()
         let store = EventStore(.init(conninfo: url))
-        let mirror = WaymarkAPI.fleetMirror()
+        let mirror = WaymarkAPI.fleetMirror(documentLimit: 2 * ProjectionSettings.defaultRecordLimit)  // as `serve` has it
         let journeyMirror = WaymarkAPI.journeyMirror()
         let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
         let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: mirrors[entry.name], settle: ProjectionCatalog.settle(entry.name)), projector: entry.make)
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: mirrors[entry.name], settle: ProjectionCatalog.settle(entry.name), recordLimit: ProjectionSettings.defaultRecordLimit), projector: entry.make)
         }
         let secret = Array("bench-secret".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror)

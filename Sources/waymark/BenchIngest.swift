@@ -88,9 +88,9 @@ struct BenchIngest {
         logger.info("\(inserts.name): \(BenchTable.grouped(Int(inserts.rate.rounded()))) rows/s")
 
         let store = EventStore(.init(conninfo: url))
-        let mirror = WaymarkAPI.fleetMirror()
+        let mirror = WaymarkAPI.fleetMirror(documentLimit: 2 * ProjectionSettings.defaultRecordLimit)  // as `serve` has it
         let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil, settle: ProjectionCatalog.settle(entry.name)), projector: entry.make)
+            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil, settle: ProjectionCatalog.settle(entry.name), recordLimit: ProjectionSettings.defaultRecordLimit), projector: entry.make)
         }
         for runner in runners { runner.start() }
         let secret = Array("bench-secret".utf8)
