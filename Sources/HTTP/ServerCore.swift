@@ -18,9 +18,8 @@ final class ServerCore: Sendable {
 
     /// The buffer libmicrohttpd allocates with each streamed response (SSE, long streams) and
     /// fills from the stream in pieces of at most this size. Every open stream holds one for
-    /// its whole life; events larger than it are sent in several pieces. 2 KiB holds a journey
-    /// view's event (about 1 KB) whole; 2,000 open streams hold 4 MiB of them.
-    static let streamBlockBytes = 2 * 1024
+    /// its whole life; events larger than it are sent in several pieces.
+    static let streamBlockBytes = 4 * 1024
 
     let configuration: HTTPServer.Configuration
     let handler: any HTTPHandler
