@@ -128,7 +128,7 @@ package final class DocumentMirror: Sendable {
             for (id, bytes) in encoded {
                 state.documents[id] = bytes.map { ($0, state.clock) }
             }
-            if let documentLimit, state.documents.count > documentLimit + documentLimit / 8 {
+            if let documentLimit, LeastRecent.mustShrink(state.documents.count, keeping: documentLimit) {
                 Self.letGo(&state, keeping: documentLimit)
             }
         }
@@ -137,10 +137,9 @@ package final class DocumentMirror: Sendable {
 
     /// Drops the least recently written documents until `limit` remain.
     private static func letGo(_ state: inout State, keeping limit: Int) {
-        var stamps = state.documents.map { (stamp: $0.value.stamp, id: $0.key) }
-        stamps.sort { $0.stamp < $1.stamp }
-        for entry in stamps.prefix(state.documents.count - limit) {
-            state.documents[entry.id] = nil
+        let stamps = state.documents.map { (key: $0.key, stamp: UInt64($0.value.stamp)) }
+        for id in LeastRecent.oldest(state.documents.count - limit, of: stamps) {
+            state.documents[id] = nil
         }
         state.partial = true
     }

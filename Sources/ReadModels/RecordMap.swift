@@ -107,20 +107,17 @@ struct RecordMap<Record: Sendable>: Sendable {
         knownAbsent.removeAll()
         if boxes.count <= limit { reviewAt = 0 }
         guard boxes.count > Swift.max(limit, reviewAt) + limit / 8 else { return 0 }
-        var candidates: [(stamp: UInt32, key: String)] = []
+        var candidates: [(key: String, stamp: UInt64)] = []
         for (key, box) in boxes where releasable(key, box.record) {
-            candidates.append((box.stamp, key))
+            candidates.append((key, UInt64(box.stamp)))
         }
-        let released = Swift.min(boxes.count - limit, candidates.count)
-        if released > 0 {
-            candidates.sort { $0.stamp < $1.stamp }
-            for candidate in candidates.prefix(released) {
-                boxes[candidate.key] = nil
-            }
-            isPartial = true
+        let released = LeastRecent.oldest(boxes.count - limit, of: candidates)
+        for key in released {
+            boxes[key] = nil
         }
+        if !released.isEmpty { isPartial = true }
         reviewAt = boxes.count
-        return released
+        return released.count
     }
 
     /// Keys read since the last call that were neither held, restored nor known absent, sorted, each once.

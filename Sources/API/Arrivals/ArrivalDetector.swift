@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Journey
 import Postgres
+import ReadModels
 import Signing
 import Synchronization
 
@@ -188,9 +189,9 @@ package final class ArrivalDetector: Sendable {
             }
             // Every changed state is stored now, so any may go.
             let limit = settings.cachedVehicles
-            if cache.count > limit + limit / 8 {
-                for entry in cache.map({ (batch: $0.value.batch, stream: $0.key) }).sorted(by: { $0.batch < $1.batch }).prefix(cache.count - limit) {
-                    cache[entry.stream] = nil
+            if LeastRecent.mustShrink(cache.count, keeping: limit) {
+                for stream in LeastRecent.oldest(cache.count - limit, of: cache.map { (key: $0.key, stamp: UInt64($0.value.batch)) }) {
+                    cache[stream] = nil
                 }
             }
             // In tasks of their own: an update waits for the fleet read model, detection must not.

@@ -1,3 +1,5 @@
+import ReadModels
+
 /// A map of at most `capacity` entries that evicts the least recently used ones.
 ///
 /// Eviction is done in bulk: when an insert finds the map full, the oldest eighth (by last use) is
@@ -59,8 +61,7 @@ struct RecentCache<Value> {
 
     private mutating func evict() {
         let drop = max(1, capacity / 8)
-        let oldest = entries.map { ($0.key, $0.value.used) }.sorted { $0.1 < $1.1 }.prefix(drop)
-        for (key, _) in oldest { entries[key] = nil }
+        for key in LeastRecent.oldest(drop, of: entries.map { (key: $0.key, stamp: $0.value.used) }) { entries[key] = nil }
     }
 }
 
