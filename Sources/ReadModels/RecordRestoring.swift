@@ -27,17 +27,26 @@ private func vehiclesRead(by envelopes: [EventEnvelope], vehicleKey: (String, St
     return keys
 }
 
-/// Decodes the stored records among `found` that are in `collection`, by key.
-private func storedRecords<Record: Decodable>(_ type: Record.Type, in collection: String, _ found: [DocumentChange],
-                                              key: (String) -> String? = { $0 }) -> [String: Record] {
-    let decoder = JSONValueDecoder()
-    var records: [String: Record] = [:]
-    for change in found where change.collection == collection {
-        guard let document = change.document, let recordKey = key(change.key) else { continue }
-        // An undecodable document is skipped, as `load` skips it.
-        if let record = try? decoder.decode(Record.self, from: document) { records[recordKey] = record }
+extension RecordMap where Record: Decodable {
+    /// The stored addresses of those of `keys` that were let go: records keyed `K` are stored in
+    /// `collection` under `prefix` + `K`.
+    func addressesToRestore(_ keys: Set<String>, collection: String, prefix: String = "") -> [DocumentAddress] {
+        keys.filter(needsRestoring).sorted().map { DocumentAddress(collection: collection, key: prefix + $0) }
     }
-    return records
+
+    /// Puts back the records at the `requested` addresses of `collection` (made by
+    /// `addressesToRestore` with the same `prefix`): decoded from `found`, or absent when not stored.
+    mutating func restore(_ requested: [DocumentAddress], found: [DocumentChange], collection: String, prefix: String = "") {
+        let decoder = JSONValueDecoder()
+        var stored: [String: Record] = [:]
+        for change in found where change.collection == collection {
+            // An undecodable document is skipped, as `load` skips it.
+            if let document = change.document, let record = try? decoder.decode(Record.self, from: document) { stored[change.key] = record }
+        }
+        for address in requested where address.collection == collection && address.key.hasPrefix(prefix) {
+            restore(String(address.key.dropFirst(prefix.count)), stored[address.key])
+        }
+    }
 }
 
 extension FleetResourceProjection {
@@ -45,14 +54,11 @@ extension FleetResourceProjection {
         guard vehicles.isPartial else { return [] }
         let keys = vehiclesRead(by: envelopes, vehicleKey: { Self.vehicleKey(provider: $0, vehicleId: $1) },
                                 vehicleOfTrip: { trips[Self.tripKey(provider: $0, tripId: $1)]?.state.vehicleId })
-        return keys.filter(vehicles.needsRestoring).sorted().map { DocumentAddress(collection: Self.vehicleStatesCollection, key: $0) }
+        return vehicles.addressesToRestore(keys, collection: Self.vehicleStatesCollection)
     }
 
     package mutating func restore(_ requested: [DocumentAddress], found: [DocumentChange]) {
-        let stored = storedRecords(VehicleRecord.self, in: Self.vehicleStatesCollection, found)
-        for address in requested where address.collection == Self.vehicleStatesCollection {
-            vehicles.restore(address.key, stored[address.key])
-        }
+        vehicles.restore(requested, found: found, collection: Self.vehicleStatesCollection)
     }
 
     /// Lets go of vehicles no trip names (`claims`) and that list no trip.
@@ -69,14 +75,11 @@ extension JourneyViewProjection {
         guard vehicles.isPartial else { return [] }
         let keys = vehiclesRead(by: envelopes, vehicleKey: { JourneyViewVehicle.key(provider: $0, vehicleId: $1) },
                                 vehicleOfTrip: { trips[JourneyViewTrip.key(provider: $0, tripId: $1)]?.trip.vehicleId })
-        return keys.filter(vehicles.needsRestoring).sorted().map { DocumentAddress(collection: Self.stateCollection, key: $0) }
+        return vehicles.addressesToRestore(keys, collection: Self.stateCollection)
     }
 
     package mutating func restore(_ requested: [DocumentAddress], found: [DocumentChange]) {
-        let stored = storedRecords(JourneyViewVehicle.self, in: Self.stateCollection, found)
-        for address in requested where address.collection == Self.stateCollection {
-            vehicles.restore(address.key, stored[address.key])
-        }
+        vehicles.restore(requested, found: found, collection: Self.stateCollection)
     }
 
     /// Lets go of vehicles that serve no trip.
@@ -96,17 +99,11 @@ extension DriverFeedProjection {
         guard vehicles.isPartial else { return [] }
         let keys = vehiclesRead(by: envelopes, vehicleKey: { FleetResourceProjection.vehicleKey(provider: $0, vehicleId: $1) },
                                 vehicleOfTrip: { trips[FleetResourceProjection.tripKey(provider: $0, tripId: $1)]?.vehicleId })
-        return keys.filter(vehicles.needsRestoring).sorted().map { DocumentAddress(collection: Self.statesCollection, key: Self.storedPrefix + $0) }
+        return vehicles.addressesToRestore(keys, collection: Self.statesCollection, prefix: Self.storedPrefix)
     }
 
     package mutating func restore(_ requested: [DocumentAddress], found: [DocumentChange]) {
-        let stored = storedRecords(VehicleRecord.self, in: Self.statesCollection, found) { key in
-            key.hasPrefix(Self.storedPrefix) ? String(key.dropFirst(Self.storedPrefix.count)) : nil
-        }
-        for address in requested where address.collection == Self.statesCollection && address.key.hasPrefix(Self.storedPrefix) {
-            let key = String(address.key.dropFirst(Self.storedPrefix.count))
-            vehicles.restore(key, stored[key])
-        }
+        vehicles.restore(requested, found: found, collection: Self.statesCollection, prefix: Self.storedPrefix)
     }
 
     /// Lets go of vehicles with no current trip.
