@@ -154,33 +154,22 @@ package final class WaymarkAPI: Sendable {
                   "# TYPE waymark_append_transactions_total counter", "waymark_append_transactions_total \(append.fastPathGroups + append.lockingGroups)",
                   "# HELP waymark_feed_cache_hits_total Feed reads of this node answered (in part) from its cache of recent events instead of the database.",
                   "# TYPE waymark_feed_cache_hits_total counter", "waymark_feed_cache_hits_total \(store.feedCacheHits)"]
-        extra += ["# HELP waymark_projection_lag_seconds Seconds from an event's recording to its projection, for the last batch.",
-                  "# TYPE waymark_projection_lag_seconds gauge"]
-        for runner in runners {
-            extra.append("waymark_projection_lag_seconds{projection=\"\(runner.name)\"} \(Metrics.format(runner.status.lagSeconds))")
+        // One line per projection for each metric, from one reading of each runner's status.
+        let statuses = runners.map { (name: $0.name, status: $0.status) }
+        func perProjection(_ metric: String, _ type: String, help: String? = nil, _ value: (ProjectionRunner.Status) -> String) {
+            extra += (help.map { ["# HELP \(metric) \($0)"] } ?? []) + ["# TYPE \(metric) \(type)"]
+            extra += statuses.map { "\(metric){projection=\"\($0.name)\"} \(value($0.status))" }
         }
-        extra += ["# TYPE waymark_projection_events_applied_total counter"]
-        for runner in runners {
-            extra.append("waymark_projection_events_applied_total{projection=\"\(runner.name)\"} \(runner.status.eventsApplied)")
+        perProjection("waymark_projection_lag_seconds", "gauge", help: "Seconds from an event's recording to its projection, for the last batch.") {
+            Metrics.format($0.lagSeconds)
         }
-        extra += ["# TYPE waymark_projection_owner gauge"]
-        for runner in runners {
-            extra.append("waymark_projection_owner{projection=\"\(runner.name)\"} \(runner.status.isOwner ? 1 : 0)")
-        }
-        extra += ["# TYPE waymark_projection_skipped_events gauge"]
-        for runner in runners {
-            extra.append("waymark_projection_skipped_events{projection=\"\(runner.name)\"} \(runner.status.skippedEvents)")
-        }
-        extra += ["# HELP waymark_projection_records_let_go_total Records a projection let go from memory (WAYMARK_PROJECTION_RECORDS).",
-                  "# TYPE waymark_projection_records_let_go_total counter"]
-        for runner in runners {
-            extra.append("waymark_projection_records_let_go_total{projection=\"\(runner.name)\"} \(runner.status.recordsLetGo)")
-        }
-        extra += ["# HELP waymark_projection_records_read_back_total Records a projection read back from its table before a batch that needed them.",
-                  "# TYPE waymark_projection_records_read_back_total counter"]
-        for runner in runners {
-            extra.append("waymark_projection_records_read_back_total{projection=\"\(runner.name)\"} \(runner.status.recordsRestored)")
-        }
+        perProjection("waymark_projection_events_applied_total", "counter") { "\($0.eventsApplied)" }
+        perProjection("waymark_projection_owner", "gauge") { $0.isOwner ? "1" : "0" }
+        perProjection("waymark_projection_skipped_events", "gauge") { "\($0.skippedEvents)" }
+        perProjection("waymark_projection_records_let_go_total", "counter",
+                      help: "Records a projection let go from memory (WAYMARK_PROJECTION_RECORDS).") { "\($0.recordsLetGo)" }
+        perProjection("waymark_projection_records_read_back_total", "counter",
+                      help: "Records a projection read back from its table before a batch that needed them.") { "\($0.recordsRestored)" }
         extra += reads.metricLines()
         extra += webhooks.dispatcher.metricLines()
         if arrivals.settings.enabled { extra += arrivals.metricLines() }

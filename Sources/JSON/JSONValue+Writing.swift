@@ -55,3 +55,14 @@ extension JSONValue: CustomStringConvertible {
         String(decoding: canonicalBytes(), as: UTF8.self)
     }
 }
+
+extension Array where Element == UInt8 {
+    /// The same bytes with no more than an eighth of spare capacity, copied when there is more: for
+    /// encoded documents kept in memory, since the writer's buffer grows by doubling.
+    package func withoutSpareCapacity() -> [UInt8] {
+        guard capacity > count + count / 8 else { return self }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = buffer.initialize(fromContentsOf: self)
+        }
+    }
+}

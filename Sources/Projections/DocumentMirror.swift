@@ -88,12 +88,9 @@ package final class DocumentMirror: Sendable {
         }
     }
 
-    /// Compact bytes with no spare capacity (the writer's buffer grows by doubling).
+    /// Compact bytes with no spare capacity.
     private static func encode(_ document: JSONValue) -> [UInt8] {
-        let bytes = document.compactBytes()
-        return bytes.capacity > bytes.count + bytes.count / 8 ? Array(unsafeUninitializedCapacity: bytes.count) { buffer, count in
-            count = buffer.initialize(fromContentsOf: bytes)
-        } : bytes
+        document.compactBytes().withoutSpareCapacity()
     }
 
     /// Whether readers may use the mirror.

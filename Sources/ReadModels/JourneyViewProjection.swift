@@ -58,10 +58,7 @@ package struct JourneyViewProjection: ReadModelProjection {
         init(version: Int64, updateTime: Timestamp, content: [UInt8], rendered: Bool) {
             self.version = version
             self.updateTime = updateTime
-            // No spare capacity kept (the writer's buffer grows by doubling).
-            self.content = content.capacity > content.count + content.count / 8
-                ? Array(unsafeUninitializedCapacity: content.count) { buffer, count in count = buffer.initialize(fromContentsOf: content) }
-                : content
+            self.content = content.withoutSpareCapacity()
             self.rendered = rendered
         }
 
