@@ -45,10 +45,9 @@ struct BenchGRPC {
         _ = try await pool.withConnection { try Migrator().migrate($0) }
         await pool.shutdown()
         let store = EventStore(.init(conninfo: url))
-        let mirror = WaymarkAPI.fleetMirror(documentLimit: 2 * ProjectionSettings.defaultRecordLimit)  // as `serve` has it
-        let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil, settle: ProjectionCatalog.settle(entry.name), recordLimit: ProjectionSettings.defaultRecordLimit), projector: entry.make)
-        }
+        let settings = try ProjectionSettings.load(ProcessInfo.processInfo.environment)  // as `serve` has them
+        let mirror = WaymarkAPI.fleetMirror(documentLimit: settings.fleetMirrorLimit)
+        let runners = settings.runners(store: store, conninfo: url, mirrors: [FleetResourceProjection.name: mirror])
         let secret = Array("bench-secret".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)
         for runner in runners { runner.start() }

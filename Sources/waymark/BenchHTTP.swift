@@ -113,12 +113,11 @@ struct BenchHTTP {
         _ = try await pool.withConnection { try Migrator().migrate($0) }
         await pool.shutdown()
         let store = EventStore(.init(conninfo: url))
-        let mirror = WaymarkAPI.fleetMirror(documentLimit: 2 * ProjectionSettings.defaultRecordLimit)  // as `serve` has it
+        let settings = try ProjectionSettings.load(ProcessInfo.processInfo.environment)  // as `serve` has them
+        let mirror = WaymarkAPI.fleetMirror(documentLimit: settings.fleetMirrorLimit)
         let journeyMirror = WaymarkAPI.journeyMirror()
         let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
-        let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: mirrors[entry.name], settle: ProjectionCatalog.settle(entry.name), recordLimit: ProjectionSettings.defaultRecordLimit), projector: entry.make)
-        }
+        let runners = settings.runners(store: store, conninfo: url, mirrors: mirrors)
         let secret = Array("bench-secret".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror)
         for runner in runners { runner.start() }

@@ -88,10 +88,9 @@ struct BenchIngest {
         logger.info("\(inserts.name): \(BenchTable.grouped(Int(inserts.rate.rounded()))) rows/s")
 
         let store = EventStore(.init(conninfo: url))
-        let mirror = WaymarkAPI.fleetMirror(documentLimit: 2 * ProjectionSettings.defaultRecordLimit)  // as `serve` has it
-        let runners = ProjectionCatalog.all.map { entry in
-            ProjectionRunner(store: store, conninfo: url, options: .init(mirror: entry.name == FleetResourceProjection.name ? mirror : nil, settle: ProjectionCatalog.settle(entry.name), recordLimit: ProjectionSettings.defaultRecordLimit), projector: entry.make)
-        }
+        let settings = try ProjectionSettings.load(ProcessInfo.processInfo.environment)  // as `serve` has them
+        let mirror = WaymarkAPI.fleetMirror(documentLimit: settings.fleetMirrorLimit)
+        let runners = settings.runners(store: store, conninfo: url, mirrors: [FleetResourceProjection.name: mirror])
         for runner in runners { runner.start() }
         let secret = Array("bench-secret".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)

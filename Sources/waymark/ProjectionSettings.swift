@@ -1,4 +1,8 @@
+import API
+import Foundation
+import EventStore
 import Projections
+import ReadModels
 
 /// How `waymark serve` runs its projections.
 struct ProjectionSettings {
@@ -14,6 +18,13 @@ struct ProjectionSettings {
     /// the least recently changed vehicles that no trip is linked to, and read them back from their
     /// stored documents when an event needs them.
     var recordLimit: Int
+    /// `WAYMARK_PROJECTION_BATCH`: at most this many events each projection folds and writes in one
+    /// transaction (default 1000). Larger batches amortize each transaction's fixed costs while a
+    /// runner catches up; each batch's statements and decoded events are held until it commits.
+    var batchSize: Int = ProjectionRunner.Options.defaultBatchSize
+    /// `WAYMARK_PROJECTION_NICE`: how much lower the fleet, route-audit and driver-feed runners'
+    /// threads are scheduled than the rest of the server (default 5; 0 for the same priority).
+    var backgroundNice: Int32 = ProjectionCatalog.defaultBackgroundNice
 
     /// The default of `WAYMARK_PROJECTION_RECORDS`: like the command side's cache, a fleet's live
     /// vehicles, not every vehicle ever registered.
@@ -23,11 +34,29 @@ struct ProjectionSettings {
         let milliseconds = try wholeSetting(environment, "WAYMARK_PROJECTION_SETTLE_MS", 0...10_000, default: 200, of: "milliseconds")
         let events = try wholeSetting(environment, "WAYMARK_FEED_CACHE_EVENTS", 0...1_000_000, default: 4096, of: "events")
         let records = try wholeSetting(environment, "WAYMARK_PROJECTION_RECORDS", 0...100_000_000, default: defaultRecordLimit, of: "records")
-        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records)
+        let batch = try wholeSetting(environment, "WAYMARK_PROJECTION_BATCH", 1...100_000, default: ProjectionRunner.Options.defaultBatchSize, of: "events")
+        let nice = try wholeSetting(environment, "WAYMARK_PROJECTION_NICE", 0...19, default: Int(ProjectionCatalog.defaultBackgroundNice))
+        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records, batchSize: batch,
+                                  backgroundNice: Int32(nice))
     }
 
     /// The settle of the projection called `name`.
     func settle(_ name: String) -> Duration {
         ProjectionCatalog.settle(name, background: backgroundSettle)
+    }
+
+    /// How many Trip and Vehicle resources the fleet mirror holds: one of each per live vehicle, as
+    /// many as the projections keep records for.
+    var fleetMirrorLimit: Int { 2 * recordLimit }
+
+    /// The runners of every projection, as `serve` runs them, with the mirrors given by projection name.
+    func runners(store: EventStore, conninfo: String, setupStatements: [String] = [], mirrors: [String: DocumentMirror],
+                 notifyCollections: (String) -> Set<String> = { _ in [] }) -> [ProjectionRunner] {
+        ProjectionCatalog.all.map { entry in
+            ProjectionRunner(store: store, conninfo: conninfo, setupStatements: setupStatements,
+                             options: .init(batchSize: batchSize, mirror: mirrors[entry.name], notifyCollections: notifyCollections(entry.name),
+                                            settle: settle(entry.name), recordLimit: recordLimit, threadNice: ProjectionCatalog.threadNice(entry.name, background: backgroundNice)),
+                             projector: entry.make)
+        }
     }
 }

@@ -65,16 +65,11 @@ enum ServeCommand {
             let store = EventStore(.init(conninfo: database.url, setupStatements: setup, feedCacheEvents: projections.feedCacheEvents))
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
 
-            // A Trip and a Vehicle resource per live vehicle, as many as the projections keep records for.
-            let mirror = WaymarkAPI.fleetMirror(documentLimit: 2 * projections.recordLimit)
+            let mirror = WaymarkAPI.fleetMirror(documentLimit: projections.fleetMirrorLimit)
             let journeyMirror = WaymarkAPI.journeyMirror()
-            let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
-            let runners = ProjectionCatalog.all.map { entry in
-                ProjectionRunner(store: store, conninfo: database.url, setupStatements: setup,
-                                 options: .init(mirror: mirrors[entry.name], notifyCollections: WaymarkAPI.notifiedCollections(entry.name),
-                                                settle: projections.settle(entry.name), recordLimit: projections.recordLimit),
-                                 projector: entry.make)
-            }
+            let runners = projections.runners(store: store, conninfo: database.url, setupStatements: setup,
+                                              mirrors: [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror],
+                                              notifyCollections: WaymarkAPI.notifiedCollections)
             var arrivals = webhookSettings.arrivals
             arrivals.cachedVehicles = projections.recordLimit
             let authenticator = Authenticator(hs256Secret: secret, rs256Keys: http.publicKeys)

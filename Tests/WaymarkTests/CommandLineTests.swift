@@ -46,6 +46,22 @@ import TestSupport
         }
     }
 
+    @Test func serveRefusesAProjectionBatchThatIsNotAWholeNumberOfEventsFromOne() async throws {
+        for bad in ["all", "0", "100001", "1e3"] {
+            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_PROJECTION_BATCH": bad, "WAYMARK_HTTP_PORT": "0"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("WAYMARK_PROJECTION_BATCH must be a whole number of events from 1 to 100000"))
+        }
+    }
+
+    @Test func serveRefusesAProjectionNiceOutsideZeroToNineteen() async throws {
+        for bad in ["low", "-1", "20"] {
+            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_PROJECTION_NICE": bad, "WAYMARK_HTTP_PORT": "0"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("WAYMARK_PROJECTION_NICE must be a whole number from 0 to 19"))
+        }
+    }
+
     @Test func dbStatusOfAMissingClusterSaysSoWithExitThree() async throws {
         let result = try await WaymarkBinary.run(["db", "status", "--data-dir", "/tmp/wm-none-\(UUID().uuidString)/pg"])
         #expect(result.status == 3)
