@@ -43,7 +43,7 @@ package final class ProjectionRunner: Sendable {
         package var threadNice: Int32?
 
         /// Events per batch unless set.
-        package static let defaultBatchSize = 1000
+        package static let defaultBatchSize = 250
 
         package init(batchSize: Int = Options.defaultBatchSize, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
                      mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero, recordLimit: Int? = nil, threadNice: Int32? = nil) {

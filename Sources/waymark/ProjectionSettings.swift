@@ -19,7 +19,7 @@ struct ProjectionSettings {
     /// stored documents when an event needs them.
     var recordLimit: Int
     /// `WAYMARK_PROJECTION_BATCH`: at most this many events each projection folds and writes in one
-    /// transaction (default 1000). Larger batches amortize each transaction's fixed costs while a
+    /// transaction (default 250). Larger batches amortize each transaction's fixed costs while a
     /// runner catches up; each batch's statements and decoded events are held until it commits.
     var batchSize: Int = ProjectionRunner.Options.defaultBatchSize
     /// `WAYMARK_PROJECTION_NICE`: how much lower the fleet, route-audit and driver-feed runners'
