@@ -22,8 +22,8 @@ package final class ThreadExecutor: TaskExecutor, Sendable {
     private let wake = DispatchSemaphore(value: 0)
     let name: String
 
-    /// Starts the thread `name` (the system keeps its first 15 bytes); a positive `nice` lowers its priority by that much (the nice
-    /// value rises by it, up to 19).
+    /// Starts the thread `name` (the system keeps its first 15 bytes); a positive `nice` lowers its
+    /// priority by that much (the nice value rises by it, up to 19).
     package init(name: String, nice: Int32 = 0) {
         self.name = name
         let thread = Thread { [self] in
@@ -44,12 +44,21 @@ package final class ThreadExecutor: TaskExecutor, Sendable {
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.withLock { $0.jobs.append(job) }
-        wake.signal()
+        let queued = queue.withLock { queue in
+            guard !queue.closed else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        if queued {
+            wake.signal()
+        } else {
+            // A task that still prefers this executor (a read cancelled while its query ran) resumes
+            // on the global executor instead.
+            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        }
     }
 
-    /// Lets the thread end once its queued jobs ran. Jobs enqueued later never run: close only
-    /// when no task prefers this executor any more.
+    /// Lets the thread end once the jobs queued so far ran; later ones run on the global executor.
     package func close() {
         queue.withLock { $0.closed = true }
         wake.signal()

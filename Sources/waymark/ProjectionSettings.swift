@@ -1,5 +1,4 @@
 import API
-import Foundation
 import EventStore
 import Projections
 import ReadModels

@@ -35,6 +35,13 @@ private func currentThread() -> (name: String, nice: Int32) {
         #expect(currentThread().nice == base)
     }
 
+    @Test func aTaskThatPrefersAClosedExecutorStillRunsOnTheGlobalOne() async throws {
+        let executor = ThreadExecutor(name: "wm-test-closed")
+        executor.close()
+        let ran = await Task(executorPreference: executor) { currentThread().name }.value
+        #expect(ran != "wm-test-closed")
+    }
+
     @Test func runnersOnThreadsOfTheirOwnApplyEveryEventOnce() async throws {
         try await TestDatabase.withTestDatabase { url in
             try await prepare(url)
