@@ -21,17 +21,6 @@ package enum ProjectionCatalog {
         name == JourneyViewProjection.name ? .zero : background
     }
 
-    /// The `nice` of each runner's own thread (`ProjectionRunner.Options.threadNice`): the journey
-    /// runner, whose views riders wait for, at the server's own priority; the fleet, route-audit
-    /// and driver-feed runners at `background`, so that requests and the journey runner get the
-    /// cores first while those fold their larger batches.
-    package static func threadNice(_ name: String, background: Int32 = defaultBackgroundNice) -> Int32 {
-        name == JourneyViewProjection.name ? 0 : background
-    }
-
-    /// The background runners' `nice` unless configured (`WAYMARK_PROJECTION_NICE`).
-    package static let defaultBackgroundNice: Int32 = 5
-
     /// The factory for `name`, or an error listing the known names.
     package static func named(_ name: String) throws(ProjectionError) -> @Sendable () -> any Projector {
         guard let entry = all.first(where: { $0.name == name }) else {

@@ -38,17 +38,13 @@ package final class ProjectionRunner: Sendable {
         /// At most this many records the projector keeps in memory after a batch (nil: all). Those
         /// it lets go are read back from the table before a batch that needs them (`Projector.prepare`).
         package var recordLimit: Int?
-        /// Run the loop, which folds and encodes each batch, on a thread of its own at this `nice`
-        /// (0...19; `ThreadExecutor`) instead of Swift's cooperative pool (nil).
-        package var threadNice: Int32?
 
         /// Events per batch unless set.
         package static let defaultBatchSize = 250
 
         package init(batchSize: Int = Options.defaultBatchSize, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
-                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero, recordLimit: Int? = nil, threadNice: Int32? = nil) {
+                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero, recordLimit: Int? = nil) {
             self.recordLimit = recordLimit
-            self.threadNice = threadNice
             self.batchSize = batchSize
             self.standbyInterval = standbyInterval
             self.beforeCommit = beforeCommit
@@ -135,8 +131,6 @@ package final class ProjectionRunner: Sendable {
     /// Bumped by readers that wait for a position; cuts a settling runner's wait short.
     private let hurry = FeedSignal()
     private let task = Mutex<Task<Void, Never>?>(nil)
-    /// The loop's own thread (`Options.threadNice`), while it runs.
-    private let executor = Mutex<ThreadExecutor?>(nil)
 
     package init(store: EventStore, conninfo: String, setupStatements: [String] = [], options: Options = Options(),
                  projector: @escaping @Sendable () -> any Projector) {
@@ -151,9 +145,7 @@ package final class ProjectionRunner: Sendable {
 
     /// Starts the loop in the background.
     package func start() {
-        let executor = options.threadNice.map { ThreadExecutor(name: "wm-" + name.replacingOccurrences(of: "_", with: "-"), nice: $0) }
-        self.executor.withLock { $0 = executor }
-        let loop = Task(executorPreference: executor) { await self.run() }
+        let loop = Task { await self.run() }
         task.withLock { $0 = loop }
     }
 
@@ -163,7 +155,6 @@ package final class ProjectionRunner: Sendable {
         let running = task.withLock { $0 }
         running?.cancel()
         await running?.value
-        executor.withLock { $0.take() }?.close()
         await pool.shutdown()
     }
 
@@ -226,8 +217,6 @@ package final class ProjectionRunner: Sendable {
             (connection.backendPID, try readModels.load(connection))
         }
         var (checkpoint, documents) = loaded
-        // The loop's own thread, if it has one: the tasks it starts run there too.
-        let thread = executor.withLock { $0 }
         var projector = makeProjector()
         projector.load(documents)
         options.mirror?.reset(documents)
@@ -243,7 +232,7 @@ package final class ProjectionRunner: Sendable {
         }
         // The next page is read ahead while a batch applies and commits, except when the runner
         // settles (`Options.settle`): it then holds the reader and reads only after the wait.
-        var next: Task<(FeedReader, [RecordedEvent]?), any Error>? = Self.read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize), on: thread)
+        var next: Task<(FeedReader, [RecordedEvent]?), any Error>? = Self.read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize))
         var settling: (reader: FeedReader, since: ContinuousClock.Instant, hurried: UInt64)?
         var committing: Task<Void, any Error>?
         do {
@@ -255,7 +244,7 @@ package final class ProjectionRunner: Sendable {
                 if let held = settling {
                     let remaining = options.settle - (ContinuousClock.now - held.since)
                     if remaining > .zero { await hurry.wait(after: held.hurried, timeout: remaining) }
-                    next = Self.read(held.reader, on: thread)
+                    next = Self.read(held.reader)
                     settling = nil
                 }
                 let waitStarted = Self.monotonicMicros()
@@ -267,7 +256,7 @@ package final class ProjectionRunner: Sendable {
                     settling = (reader, ContinuousClock.now, hurry.generation)
                     next = nil
                 } else {
-                    next = Self.read(reader, on: thread)
+                    next = Self.read(reader)
                 }
                 let readAt = Self.monotonicMicros()
                 let readAge = max(0, MonotonicMicros.wallClock() - batch.last!.recordedAtMicros)
@@ -300,7 +289,7 @@ package final class ProjectionRunner: Sendable {
                 let lastRecorded = batch.last!.recordedAtMicros
                 let statements = readModels.batchStatements(changes, from: from, to: target, events: batch.count)
                 let notification = notification(changes)
-                committing = Task(executorPreference: thread) {
+                committing = Task {
                     try await self.commit(statements, notification: notification, lockPID: lockPID)
                     let committedAt = Self.monotonicMicros()
                     self.options.mirror?.apply(changes)
@@ -319,8 +308,8 @@ package final class ProjectionRunner: Sendable {
     }
 
     /// The next feed page, read in the background; nil when cancelled.
-    private static func read(_ reader: FeedReader, on executor: ThreadExecutor?) -> Task<(FeedReader, [RecordedEvent]?), any Error> {
-        Task(executorPreference: executor) {
+    private static func read(_ reader: FeedReader) -> Task<(FeedReader, [RecordedEvent]?), any Error> {
+        Task {
             var reader = reader
             let batch = try await reader.nextBatch()
             return (reader, batch)

@@ -21,9 +21,6 @@ struct ProjectionSettings {
     /// transaction (default 250). Larger batches amortize each transaction's fixed costs while a
     /// runner catches up; each batch's statements and decoded events are held until it commits.
     var batchSize: Int = ProjectionRunner.Options.defaultBatchSize
-    /// `WAYMARK_PROJECTION_NICE`: how much lower the fleet, route-audit and driver-feed runners'
-    /// threads are scheduled than the rest of the server (default 5; 0 for the same priority).
-    var backgroundNice: Int32 = ProjectionCatalog.defaultBackgroundNice
 
     /// The default of `WAYMARK_PROJECTION_RECORDS`: like the command side's cache, a fleet's live
     /// vehicles, not every vehicle ever registered.
@@ -34,9 +31,7 @@ struct ProjectionSettings {
         let events = try wholeSetting(environment, "WAYMARK_FEED_CACHE_EVENTS", 0...1_000_000, default: 4096, of: "events")
         let records = try wholeSetting(environment, "WAYMARK_PROJECTION_RECORDS", 0...100_000_000, default: defaultRecordLimit, of: "records")
         let batch = try wholeSetting(environment, "WAYMARK_PROJECTION_BATCH", 1...100_000, default: ProjectionRunner.Options.defaultBatchSize, of: "events")
-        let nice = try wholeSetting(environment, "WAYMARK_PROJECTION_NICE", 0...19, default: Int(ProjectionCatalog.defaultBackgroundNice))
-        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records, batchSize: batch,
-                                  backgroundNice: Int32(nice))
+        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records, batchSize: batch)
     }
 
     /// The settle of the projection called `name`.
@@ -54,7 +49,7 @@ struct ProjectionSettings {
         ProjectionCatalog.all.map { entry in
             ProjectionRunner(store: store, conninfo: conninfo, setupStatements: setupStatements,
                              options: .init(batchSize: batchSize, mirror: mirrors[entry.name], notifyCollections: notifyCollections(entry.name),
-                                            settle: settle(entry.name), recordLimit: recordLimit, threadNice: ProjectionCatalog.threadNice(entry.name, background: backgroundNice)),
+                                            settle: settle(entry.name), recordLimit: recordLimit),
                              projector: entry.make)
         }
     }

@@ -54,14 +54,6 @@ import TestSupport
         }
     }
 
-    @Test func serveRefusesAProjectionNiceOutsideZeroToNineteen() async throws {
-        for bad in ["low", "-1", "20"] {
-            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_PROJECTION_NICE": bad, "WAYMARK_HTTP_PORT": "0"])
-            #expect(result.status == 2)
-            #expect(result.stderr.contains("WAYMARK_PROJECTION_NICE must be a whole number from 0 to 19"))
-        }
-    }
-
     @Test func dbStatusOfAMissingClusterSaysSoWithExitThree() async throws {
         let result = try await WaymarkBinary.run(["db", "status", "--data-dir", "/tmp/wm-none-\(UUID().uuidString)/pg"])
         #expect(result.status == 3)
