@@ -1,7 +1,5 @@
-import API
 import EventStore
 import Projections
-import ReadModels
 
 /// How `waymark serve` runs its projections.
 struct ProjectionSettings {
@@ -20,7 +18,7 @@ struct ProjectionSettings {
     /// `WAYMARK_PROJECTION_BATCH`: at most this many events each projection folds and writes in one
     /// transaction (default 250). Larger batches amortize each transaction's fixed costs while a
     /// runner catches up; each batch's statements and decoded events are held until it commits.
-    var batchSize: Int = ProjectionRunner.Options.defaultBatchSize
+    var batchSize: Int
 
     /// The default of `WAYMARK_PROJECTION_RECORDS`: like the command side's cache, a fleet's live
     /// vehicles, not every vehicle ever registered.
