@@ -61,7 +61,8 @@ final class CommitterWorker: @unchecked Sendable {
                     return fail(units, EventStoreError(.unavailable, "database unavailable during append; retrying with the same event ids is safe", underlying: error))
                 }
                 let state = error.sqlState ?? ""
-                if state == "23505" || state == "40001" || state == "40P01" || state == "23514" {
+                // 26000: the session lost its prepared statements (`DISCARD ALL`); the pipeline prepares them again.
+                if state == "23505" || state == "40001" || state == "40P01" || state == "23514" || state == "26000" {
                     if state == "23514" { ensuredDays.removeAll() }  // a missing day partition: make it and retry
                     lastError = EventStoreError.wrapping(error, "append")
                     if attempt > 1 { Thread.sleep(forTimeInterval: Double(attempt) * 0.002) }
@@ -125,7 +126,7 @@ final class CommitterWorker: @unchecked Sendable {
         let changed = plan.heads.filter(\.value.changed)
         let ids = changed.keys.sorted()
         let recordedAt = PostgresText.timestamp(microseconds: now)
-        let guardedHeads = Self.headUpdate(ids.count, """
+        let guardedHeads = Self.headUpdate(ids.count, name: "waymark_append_guard_heads", """
                 WITH updated AS (
                     UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $5::timestamptz
                     FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(stream_id, old_version, version, last_hash)
@@ -159,7 +160,7 @@ final class CommitterWorker: @unchecked Sendable {
     /// the message. It is a hint (readers also poll), so its failure does not fail the appends,
     /// which are committed by then.
     private var notification: [Statement] {
-        [Statement("SELECT pg_notify($1, '')", [settings.notifyChannel])]
+        [Statement("SELECT pg_notify($1::text, '')", [settings.notifyChannel], preparedName: "waymark_append_notify")]
     }
 
     /// The statements updating `heads` stream heads with `sql`, an `UPDATE streams ... FROM
@@ -173,13 +174,19 @@ final class CommitterWorker: @unchecked Sendable {
     /// probes, and without the filter: with hash joins off the planner would scan the heads by it
     /// and compare every pair (13.8 ms for 500). The two `set_config` statements cost more than they
     /// save for a few heads (single-event appends were ~10% slower with them).
-    static func headUpdate(_ heads: Int, _ sql: String, _ parameters: [String?]) -> [Statement] {
+    ///
+    /// Each form is prepared as `name` with a suffix; the nested-loop form is always planned and run
+    /// with those joins off, so the plan its session caches is one made under the same settings.
+    static func headUpdate(_ heads: Int, name: String, _ sql: String, _ parameters: [String?]) -> [Statement] {
         guard heads >= manyHeads else {
-            return [Statement(sql.replacingOccurrences(of: "{HEADS}", with: "AND streams.stream_id = ANY($1::text[])"), parameters)]
+            return [Statement(sql.replacingOccurrences(of: "{HEADS}", with: "AND streams.stream_id = ANY($1::text[])"), parameters,
+                              preparedName: name + "_few")]
         }
-        return [Statement("SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)"),
-                Statement(sql.replacingOccurrences(of: "{HEADS}", with: ""), parameters),
-                Statement("SELECT set_config('enable_hashjoin', 'on', true), set_config('enable_mergejoin', 'on', true)")]
+        return [Statement("SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)",
+                          preparedName: "waymark_append_joins_off"),
+                Statement(sql.replacingOccurrences(of: "{HEADS}", with: ""), parameters, preparedName: name + "_many"),
+                Statement("SELECT set_config('enable_hashjoin', 'on', true), set_config('enable_mergejoin', 'on', true)",
+                          preparedName: "waymark_append_joins_on")]
     }
 
     /// From this many heads on, `headUpdate` joins them by nested loop.
@@ -202,7 +209,7 @@ final class CommitterWorker: @unchecked Sendable {
                                on connection: Connection) throws -> [[Result<AppendResult, EventStoreError>]] {
         let read = try connection.pipeline([Statement("BEGIN")] + guardedHeads + [
             Statement("SELECT pg_current_xact_id()::text, nextval('events_global_position_seq') FROM generate_series(1, $1::int)",
-                      [String(plan.rows.count)]),
+                      [String(plan.rows.count)], preparedName: "waymark_append_draw_positions"),
         ])
         let drawn = read[read.count - 1].rows
         guard drawn.count == plan.rows.count else {
@@ -265,12 +272,12 @@ final class CommitterWorker: @unchecked Sendable {
         var round1 = [
             Statement("BEGIN"),
             Statement("SELECT stream_id, version, last_hash FROM streams WHERE stream_id = ANY($1::text[]) ORDER BY stream_id FOR UPDATE",
-                      [PostgresText.arrayLiteral(streamIds)]),
+                      [PostgresText.arrayLiteral(streamIds)], preparedName: "waymark_append_lock_heads"),
         ]
         if !eventIds.isEmpty {
             round1.append(Statement(
                 "SELECT i.event_id, i.stream_id, i.stream_version, i.global_position, i.payload_hash FROM " + EventStore.eventIdProbeSQL,
-                [PostgresText.arrayLiteral(eventIds.map(\.lowercasedText))]))
+                [PostgresText.arrayLiteral(eventIds.map(\.lowercasedText))], preparedName: "waymark_append_probe_ids"))
         }
         let read = try connection.pipeline(round1)
         var heads: [String: StreamHead] = [:]
@@ -307,12 +314,12 @@ final class CommitterWorker: @unchecked Sendable {
                       PostgresText.arrayLiteral(ids.map { PreparedAppend.category(of: $0) }),
                       PostgresText.arrayLiteral(ids.map { created[$0]!.version }),
                       PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(created[$0]!.hash) }),
-                      recordedAt]))
+                      recordedAt], preparedName: "waymark_append_create_heads"))
         }
         let updated = plan.heads.filter { $0.value.existed && $0.value.changed }
         if !updated.isEmpty {
             let ids = updated.keys.sorted()
-            round2 += Self.headUpdate(ids.count, """
+            round2 += Self.headUpdate(ids.count, name: "waymark_append_locked_heads", """
                 UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $4::timestamptz
                 FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS u(stream_id, version, last_hash)
                 WHERE streams.stream_id = u.stream_id {HEADS}
@@ -623,6 +630,6 @@ struct GroupPlan {
             """, [PostgresText.arrayLiteral(categories), PostgresText.arrayLiteral(streams), PostgresText.arrayLiteral(versions),
                   PostgresText.arrayLiteral(ids), PostgresText.arrayLiteral(types), String(decoding: data, as: UTF8.self),
                   String(decoding: metadata, as: UTF8.self), PostgresText.arrayLiteral(hashes), PostgresText.arrayLiteral(payloadHashes),
-                  PostgresText.timestamp(microseconds: recordedAtMicros)])
+                  PostgresText.timestamp(microseconds: recordedAtMicros)], preparedName: "waymark_append_insert")
     }
 }

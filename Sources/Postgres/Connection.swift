@@ -2,13 +2,20 @@ import CLibPQ
 import Foundation
 
 /// One statement with its parameters, for `Connection.pipeline`.
+///
+/// A statement with a `preparedName` is prepared once per session under that name and then runs
+/// by name, so the server parses and analyses it once instead of on every execution (and, once its
+/// plan cache settles on a generic plan, plans it once too). The name must always go with the same
+/// `sql`, and every parameter's type must follow from the SQL (`$1::text[]`).
 package struct Statement: Sendable {
     package let sql: String
     package let parameters: [String?]
+    package let preparedName: String?
 
-    package init(_ sql: String, _ parameters: [String?] = []) {
+    package init(_ sql: String, _ parameters: [String?] = [], preparedName: String? = nil) {
         self.sql = sql
         self.parameters = parameters
+        self.preparedName = preparedName
     }
 }
 
@@ -211,13 +218,24 @@ package final class Connection {
     /// A lost connection is still thrown, as nothing says then whether `statements` took effect.
     package func pipeline(_ statements: [Statement], hints: [Statement] = []) throws(PostgresError) -> [QueryResult] {
         let conn = try requireHandle()
+        // Statements this session has not prepared yet are prepared first, one round trip each,
+        // once per session (libpq's synchronous calls are not allowed in pipeline mode).
+        for statement in statements + hints {
+            guard let name = statement.preparedName, !preparedNames.contains(name) else { continue }
+            _ = try consume(PQprepare(conn, name, statement.sql, 0, nil), context: "prepare \(name)")
+            preparedNames.insert(name)
+        }
         guard PQenterPipelineMode(conn) == 1 else {
             throw PostgresError(.protocolViolation, "could not enter pipeline mode: \(lastError)")
         }
         defer { PQexitPipelineMode(conn) }
         for statement in statements + hints {
             let sent = ParameterBuffer(statement.parameters).withPointers { count, values in
-                PQsendQueryParams(conn, statement.sql, count, nil, values, nil, nil, 0)
+                if let name = statement.preparedName {
+                    PQsendQueryPrepared(conn, name, count, values, nil, nil, 0)
+                } else {
+                    PQsendQueryParams(conn, statement.sql, count, nil, values, nil, nil, 0)
+                }
             }
             guard sent == 1 else { throw lostOrFailed("could not send pipelined statement") }
         }
@@ -246,7 +264,14 @@ package final class Connection {
         guard let sync = PQgetResult(conn) else { throw lostOrFailed("missing pipeline sync result") }
         let syncStatus = PQresultStatus(sync)
         PQclear(sync)
-        if let firstError { throw firstError }
+        if let firstError {
+            // 26000 invalid_sql_statement_name: the session lost its prepared statements
+            // (`DEALLOCATE`, `DISCARD ALL`); the next call prepares them again.
+            if firstError.sqlState == "26000" {
+                for statement in statements + hints { if let name = statement.preparedName { preparedNames.remove(name) } }
+            }
+            throw firstError
+        }
         guard syncStatus == PGRES_PIPELINE_SYNC else { throw lostOrFailed("unexpected result at pipeline sync") }
         return results
     }

@@ -73,6 +73,9 @@ package struct ReadModelStore: Sendable {
 
     /// The statements of one batch: upserts, deletes, and the checkpoint moved from `from` to `to`
     /// only if it still is at `from` in `generation` (else the guard aborts the transaction).
+    ///
+    /// Each session prepares them once, under names of this projection; when a rebuild swaps
+    /// another table in, PostgreSQL analyses them again and finds the new table by its name.
     func batchStatements(_ changes: [DocumentChange], from: Checkpoint, to: FeedPosition, events: Int) -> [Statement] {
         var latest: [String: DocumentChange] = [:]
         var order: [String] = []
@@ -101,13 +104,14 @@ package struct ReadModelStore: Sendable {
                 JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
                 ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
                 """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
-                      String(decoding: documents, as: UTF8.self)]))
+                      String(decoding: documents, as: UTF8.self)], preparedName: "waymark_rm_upsert_" + name))
         }
         if !deletes.isEmpty {
             statements.append(Statement("""
                 DELETE FROM \(quotedTable) USING unnest($1::text[], $2::text[]) AS d(collection, key)
                 WHERE \(quotedTable).collection = d.collection AND \(quotedTable).key = d.key
-                """, [PostgresText.arrayLiteral(deletes.map(\.collection)), PostgresText.arrayLiteral(deletes.map(\.key))]))
+                """, [PostgresText.arrayLiteral(deletes.map(\.collection)), PostgresText.arrayLiteral(deletes.map(\.key))],
+                preparedName: "waymark_rm_delete_" + name))
         }
         statements.append(Statement("""
             WITH moved AS (
@@ -118,7 +122,8 @@ package struct ReadModelStore: Sendable {
             )
             SELECT waymark_expect_count((SELECT count(*) FROM moved), 1)
             """, [name, String(to.transactionId), String(to.globalPosition), String(events),
-                  String(from.position.transactionId), String(from.position.globalPosition), String(from.generation)]))
+                  String(from.position.transactionId), String(from.position.globalPosition), String(from.generation)],
+            preparedName: "waymark_rm_checkpoint"))
         return statements
     }
 }

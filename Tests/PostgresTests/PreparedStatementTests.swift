@@ -96,4 +96,46 @@ import TestSupport
             }
         }
     }
+
+    @Test func aPipelinedStatementWithANameIsPreparedOncePerSessionAndAgainAfterTheSessionDroppedIt() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.execute("CREATE TABLE t (n bigint)")
+                let name = "test_pipelined_insert"
+                func insert(_ n: Int) throws -> Int64 {
+                    let results = try connection.pipeline([
+                        Statement("BEGIN"),
+                        Statement("INSERT INTO t VALUES ($1::bigint) RETURNING n * 2", [String(n)], preparedName: name),
+                        Statement("COMMIT"),
+                    ], hints: [Statement("SELECT pg_notify($1::text, '')", ["test_channel"], preparedName: "test_pipelined_hint")])
+                    return try results[1].first!.int64(0)
+                }
+                func prepared() throws -> [String] {
+                    try connection.query("SELECT name FROM pg_prepared_statements ORDER BY name").rows.map { try $0.string(0) }
+                }
+                #expect(try prepared().isEmpty)
+                #expect(try insert(1) == 2)
+                #expect(try insert(2) == 4)
+                #expect(try prepared() == [name, "test_pipelined_hint"].sorted(), "each name is prepared once, the hint's too")
+
+                try connection.execute("DEALLOCATE ALL")
+                do {
+                    _ = try insert(3)
+                    Issue.record("a statement the session dropped must fail the pipeline once")
+                } catch {
+                    #expect((error as? PostgresError)?.sqlState == "26000")
+                }
+                #expect(connection.inTransaction, "the failure leaves the pipeline's transaction aborted, for the caller to roll back")
+                try connection.execute("ROLLBACK")
+                #expect(try insert(4) == 8, "the next pipeline prepares it again")
+                #expect(try prepared() == [name, "test_pipelined_hint"].sorted())
+                #expect(try connection.query("SELECT array_agg(n ORDER BY n)::text FROM t").first?.string(0) == "{1,2,4}",
+                        "the failed pipeline's transaction wrote nothing")
+                try connection.reconnect()
+                #expect(try prepared().isEmpty)
+                #expect(try insert(5) == 10, "a new session prepares it again")
+            }
+        }
+    }
 }
