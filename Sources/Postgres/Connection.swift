@@ -250,6 +250,8 @@ package final class Connection {
             if status == PGRES_PIPELINE_ABORTED {
                 PQclear(result)
             } else if index >= statements.count {
+                // A failed hint is prepared again next time, in case the session lost it.
+                if status == PGRES_FATAL_ERROR, let name = hints[index - statements.count].preparedName { preparedNames.remove(name) }
                 PQclear(result)
             } else {
                 do {
