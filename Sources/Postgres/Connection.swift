@@ -250,8 +250,12 @@ package final class Connection {
             if status == PGRES_PIPELINE_ABORTED {
                 PQclear(result)
             } else if index >= statements.count {
-                // A failed hint is prepared again next time, in case the session lost it.
-                if status == PGRES_FATAL_ERROR, let name = hints[index - statements.count].preparedName { preparedNames.remove(name) }
+                // A hint the session lost (26000, as `DEALLOCATE` leaves it) is prepared again next
+                // time; one that failed otherwise is still prepared and must not be prepared twice.
+                if let name = hints[index - statements.count].preparedName, status == PGRES_FATAL_ERROR,
+                   let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))), String(cString: state) == "26000" {
+                    preparedNames.remove(name)
+                }
                 PQclear(result)
             } else {
                 do {
