@@ -61,8 +61,8 @@ final class CommitterWorker: @unchecked Sendable {
                     return fail(units, EventStoreError(.unavailable, "database unavailable during append; retrying with the same event ids is safe", underlying: error))
                 }
                 let state = error.sqlState ?? ""
-                // 26000: the session lost its prepared statements (`DISCARD ALL`); the pipeline prepares them again.
-                if state == "23505" || state == "40001" || state == "40P01" || state == "23514" || state == "26000" {
+                // A session that lost its prepared statements (`DISCARD ALL`) prepares them again on the retry.
+                if state == "23505" || state == "40001" || state == "40P01" || state == "23514" || error.isLostPreparedStatement {
                     if state == "23514" { ensuredDays.removeAll() }  // a missing day partition: make it and retry
                     lastError = EventStoreError.wrapping(error, "append")
                     if attempt > 1 { Thread.sleep(forTimeInterval: Double(attempt) * 0.002) }

@@ -139,8 +139,8 @@ package final class Connection {
         do {
             try runPrepared(statement, parameters, format: format, streaming: streaming, body)
         } catch {
-            // 26000 invalid_sql_statement_name: the statement did not run at all, so no row reached `body`.
-            guard (error as? PostgresError)?.sqlState == "26000", preparedNames.remove(statement.name) != nil else { throw error }
+            // The statement did not run at all, so no row reached `body`.
+            guard (error as? PostgresError)?.isLostPreparedStatement == true, preparedNames.remove(statement.name) != nil else { throw error }
             try runPrepared(statement, parameters, format: format, streaming: streaming, body)
         }
     }
@@ -148,11 +148,7 @@ package final class Connection {
     private func runPrepared(_ statement: PreparedStatement, _ parameters: [String?], format: ResultFormat,
                              streaming: Bool, _ body: (RawRow) throws -> Void) throws {
         let conn = try requireHandle()
-        if !preparedNames.contains(statement.name) {
-            _ = try consume(PQprepare(conn, statement.name, statement.sql, Int32(statement.parameterCount), nil),
-                            context: "prepare \(statement.name)")
-            preparedNames.insert(statement.name)
-        }
+        try prepareOnce(statement.name, statement.sql, parameterCount: statement.parameterCount, on: conn)
         let sent = ParameterBuffer(parameters).withPointers { count, values in
             PQsendQueryPrepared(conn, statement.name, count, values, nil, nil, format == .binary ? 1 : 0)
         }
@@ -175,6 +171,14 @@ package final class Connection {
             }
         }
         if let failure { throw failure }
+    }
+
+    /// Prepares `sql` as `name` unless this session already has (`PQprepare`, one round trip);
+    /// with `parameterCount` 0 the server infers the parameters from the SQL.
+    private func prepareOnce(_ name: String, _ sql: String, parameterCount: Int = 0, on conn: OpaquePointer) throws(PostgresError) {
+        guard !preparedNames.contains(name) else { return }
+        _ = try consume(PQprepare(conn, name, sql, Int32(parameterCount), nil), context: "prepare \(name)")
+        preparedNames.insert(name)
     }
 
     /// Sends one statement with text parameters and waits for its result (nil: none came back).
@@ -218,18 +222,17 @@ package final class Connection {
     /// A lost connection is still thrown, as nothing says then whether `statements` took effect.
     package func pipeline(_ statements: [Statement], hints: [Statement] = []) throws(PostgresError) -> [QueryResult] {
         let conn = try requireHandle()
+        let all = statements + hints
         // Statements this session has not prepared yet are prepared first, one round trip each,
         // once per session (libpq's synchronous calls are not allowed in pipeline mode).
-        for statement in statements + hints {
-            guard let name = statement.preparedName, !preparedNames.contains(name) else { continue }
-            _ = try consume(PQprepare(conn, name, statement.sql, 0, nil), context: "prepare \(name)")
-            preparedNames.insert(name)
+        for statement in all {
+            if let name = statement.preparedName { try prepareOnce(name, statement.sql, on: conn) }
         }
         guard PQenterPipelineMode(conn) == 1 else {
             throw PostgresError(.protocolViolation, "could not enter pipeline mode: \(lastError)")
         }
         defer { PQexitPipelineMode(conn) }
-        for statement in statements + hints {
+        for statement in all {
             let sent = ParameterBuffer(statement.parameters).withPointers { count, values in
                 if let name = statement.preparedName {
                     PQsendQueryPrepared(conn, name, count, values, nil, nil, 0)
@@ -244,16 +247,16 @@ package final class Connection {
         var results: [QueryResult] = []
         results.reserveCapacity(statements.count)
         var firstError: PostgresError?
-        for index in 0..<(statements.count + hints.count) {
+        for index in 0..<all.count {
             guard let result = PQgetResult(conn) else { throw lostOrFailed("pipeline ended early") }
             let status = PQresultStatus(result)
             if status == PGRES_PIPELINE_ABORTED {
                 PQclear(result)
             } else if index >= statements.count {
-                // A hint the session lost (26000, as `DEALLOCATE` leaves it) is prepared again next
-                // time; one that failed otherwise is still prepared and must not be prepared twice.
-                if let name = hints[index - statements.count].preparedName, status == PGRES_FATAL_ERROR,
-                   let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))), String(cString: state) == "26000" {
+                // A hint the session lost is prepared again next time; one that failed otherwise
+                // is still prepared and must not be prepared twice.
+                if let name = all[index].preparedName, status == PGRES_FATAL_ERROR,
+                   Self.sqlState(of: result) == PostgresError.lostPreparedStatementState {
                     preparedNames.remove(name)
                 }
                 PQclear(result)
@@ -271,10 +274,9 @@ package final class Connection {
         let syncStatus = PQresultStatus(sync)
         PQclear(sync)
         if let firstError {
-            // 26000 invalid_sql_statement_name: the session lost its prepared statements
-            // (`DEALLOCATE`, `DISCARD ALL`); the next call prepares them again.
-            if firstError.sqlState == "26000" {
-                for statement in statements + hints { if let name = statement.preparedName { preparedNames.remove(name) } }
+            // The session lost its prepared statements: the next call prepares them again.
+            if firstError.isLostPreparedStatement {
+                for statement in all { if let name = statement.preparedName { preparedNames.remove(name) } }
             }
             throw firstError
         }
@@ -446,6 +448,11 @@ package final class Connection {
         return QueryResult(columns: columns, rows: rows, affectedRows: affected)
     }
 
+    /// The SQLSTATE of a failed result, if the server sent one.
+    private static func sqlState(of result: OpaquePointer) -> String? {
+        PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+    }
+
     /// Throws the result's error unless it is a success status.
     private func check(_ result: OpaquePointer, context: String) throws(PostgresError) {
         let status = PQresultStatus(result)
@@ -454,8 +461,7 @@ package final class Connection {
             break
         default:
             let message = Self.trimmed(PQresultErrorMessage(result))
-            let stateField = PQresultErrorField(result, Int32(UInt8(ascii: "C")))
-            let sqlState = stateField.map { String(cString: $0) }
+            let sqlState = Self.sqlState(of: result)
             if sqlState == nil, let handle, PQstatus(handle) != CONNECTION_OK {
                 throw PostgresError(.connectionLost, "\(context) failed: connection to PostgreSQL lost: \(message)")
             }

@@ -49,6 +49,12 @@ package struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// True when the server reported a unique constraint violation.
     package var isUniqueViolation: Bool { sqlState == "23505" }
 
+    /// True when the session no longer has a prepared statement it was asked to run (26000
+    /// invalid_sql_statement_name, as `DEALLOCATE` or `DISCARD ALL` leave it).
+    package var isLostPreparedStatement: Bool { sqlState == Self.lostPreparedStatementState }
+
+    static let lostPreparedStatementState = "26000"
+
     package var description: String {
         if let sqlState { return "\(code): \(message) (SQLSTATE \(sqlState))" }
         return "\(code): \(message)"
