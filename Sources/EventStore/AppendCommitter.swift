@@ -208,6 +208,23 @@ package final class AppendStatistics: Sendable {
     private let locking = Atomic<Int>(0)
     private let retries = Atomic<Int>(0)
     private let events = Atomic<Int>(0)
+    private let slow = Mutex<[SlowGroup]>([])
+
+    /// A group whose commit took at least `slowGroupMicros`, for finding stalls (bench logs, metrics).
+    package struct SlowGroup: Sendable, Hashable {
+        /// Wall-clock microseconds when the group was taken from the queue and when it was answered.
+        package let startedAtMicros: Int64
+        package let endedAtMicros: Int64
+        package let events: Int
+    }
+
+    /// Groups slower than this are kept in `slowGroups`.
+    package static let slowGroupMicros: Int64 = 100_000
+    /// The most recent slow groups kept.
+    static let slowGroupsKept = 32
+
+    /// The most recent groups that took `slowGroupMicros` or more, oldest first.
+    package var slowGroups: [SlowGroup] { slow.withLock { $0 } }
 
     /// A snapshot of the counters.
     package struct Snapshot: Sendable, Hashable {
@@ -232,4 +249,13 @@ package final class AppendStatistics: Sendable {
     }
 
     func retried() { retries.add(1, ordering: .relaxed) }
+
+    func finished(startedAtMicros: Int64, events count: Int) {
+        let ended = MonotonicMicros.wallClock()
+        guard ended - startedAtMicros >= Self.slowGroupMicros else { return }
+        slow.withLock { groups in
+            groups.append(SlowGroup(startedAtMicros: startedAtMicros, endedAtMicros: ended, events: count))
+            if groups.count > Self.slowGroupsKept { groups.removeFirst(groups.count - Self.slowGroupsKept) }
+        }
+    }
 }

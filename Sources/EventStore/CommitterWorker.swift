@@ -29,10 +29,12 @@ final class CommitterWorker: @unchecked Sendable {
 
     func run() {
         while let group = queue.takeGroup(maxEvents: settings.maxGroupEvents) {
+            let started = MonotonicMicros.wallClock()
             var memo = MetadataMemo()
             let prepared = group.map { unit in unit.appends.map { PreparedAppend($0, memo: &memo) } }
             let results = commitIsolatingFailures(prepared)
             for (unit, unitResults) in zip(group, results) { unit.complete(unitResults) }
+            statistics.finished(startedAtMicros: started, events: prepared.reduce(0) { $0 + $1.reduce(0) { $0 + $1.events.count } })
         }
         connection = nil
     }

@@ -75,6 +75,8 @@ package final class EventStore: Sendable {
 
     /// How the committers have been writing (fast path, locking path, retries).
     package var appendStatistics: AppendStatistics.Snapshot { committer.statistics.snapshot }
+    /// The most recent append groups that took `AppendStatistics.slowGroupMicros` or more.
+    package var slowAppendGroups: [AppendStatistics.SlowGroup] { committer.statistics.slowGroups }
 
     /// Appends `events` to `stream` if its version matches `expectedVersion`; durable when this returns.
     package func append(_ events: [EventData], to stream: String, expectedVersion: ExpectedVersion) async throws(EventStoreError) -> AppendResult {

@@ -5,8 +5,11 @@ import Synchronization
 /// An in-memory copy of a projection's stored documents, kept by the runner that owns it.
 ///
 /// The owning runner resets it from the table when it loads, and applies each batch's changes
-/// after the batch commits and before it publishes the new checkpoint. So whoever waited for a
-/// checkpoint (read-your-writes) finds at least that state here. While this node's runner does
+/// as soon as it folded them, while the batch commits, and publishes the new checkpoint after the
+/// commit. So whoever waited for a checkpoint (read-your-writes) finds at least that state here,
+/// and riders get a change without waiting for its document write. A batch whose commit fails
+/// invalidates the mirror; the runner reloads and folds the same (durable) events again, to the
+/// same documents. While this node's runner does
 /// not own the projection (another node does, or it is between owners) the mirror is invalid
 /// and readers must go to the table.
 ///
@@ -36,7 +39,7 @@ package final class DocumentMirror: Sendable {
     package enum Update: Sendable {
         /// The runner (re)loaded the projection: every document may have changed.
         case reset
-        /// A batch committed with these changes (kept collections only).
+        /// A batch was folded with these changes (kept collections only); it commits next.
         case applied([DocumentChange])
         /// The runner lost ownership or failed: the mirror cannot answer until the next reset.
         case invalidated

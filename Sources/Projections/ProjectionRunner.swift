@@ -74,14 +74,41 @@ package final class ProjectionRunner: Sendable {
         /// a batch read a record that was let go and not read back (a bug), so the runner stopped
         /// letting records go.
         package var recordLimitDisabled = false
+        /// The most recent batches whose last event took `SlowBatch.threshold` or more from its
+        /// recording to its publication, oldest first (for finding stalls).
+        package var slowBatches: [SlowBatch] = []
+    }
+
+    /// A batch whose last event took long from its recording to the batch's commit, with its stages.
+    package struct SlowBatch: Sendable, Hashable {
+        package static let threshold: Int64 = 100_000
+        static let kept = 32
+
+        /// Wall-clock microseconds: the recording of the batch's last event, and the batch's commit.
+        package let lastRecordedMicros: Int64
+        package let committedAtMicros: Int64
+        package let events: Int64
+        /// Microseconds from the recording to the runner holding the page, then of each stage.
+        package let readAgeMicros: Int64
+        package let readMicros: Int64
+        package let applyMicros: Int64
+        package let commitMicros: Int64
+        package let publishMicros: Int64
+
+        /// One line: the stages in milliseconds.
+        package var summary: String {
+            func ms(_ micros: Int64) -> String { String(format: "%.1f", Double(micros) / 1000) }
+            return "\(events) events, \(ms(committedAtMicros - lastRecordedMicros)) ms from the last event's recording to the commit: "
+                + "age at read \(ms(readAgeMicros)) (of which reading \(ms(readMicros))), apply \(ms(applyMicros)), publish \(ms(publishMicros)), commit \(ms(commitMicros))"
+        }
     }
 
     /// Cumulative time per stage of the committed batches, for finding where propagation time goes.
     ///
     /// A batch's stages follow one another on the runner's task: `read` (waiting for and reading the
-    /// next feed page), `apply` (folding its events and draining the changed documents), `commit`
-    /// (writing them with the checkpoint), `publish` (the mirror and its observer, which pushes to
-    /// riders). `readAge` sums, per batch, the time from the recording of its last event (stamped
+    /// next feed page), `apply` (folding its events and draining the changed documents), `publish`
+    /// (the mirror and its observer, which pushes to riders), `commit` (writing the documents with
+    /// the checkpoint; the next batch is read meanwhile). `readAge` sums, per batch, the time from the recording of its last event (stamped
     /// by the committer before its transaction commits) to the runner holding the page: commit,
     /// the gap-safe horizon and the runner being busy with the previous batch.
     package struct Stages: Sendable, Hashable {
@@ -289,12 +316,17 @@ package final class ProjectionRunner: Sendable {
                 let lastRecorded = batch.last!.recordedAtMicros
                 let statements = readModels.batchStatements(changes, from: from, to: target, events: batch.count)
                 let notification = notification(changes)
+                // The mirror, and through it the riders' streams, get the batch before it commits:
+                // every event in it is durable already, and folding the same events from the
+                // stored checkpoint gives the same documents and versions, whether this runner
+                // retries after a failed commit or another node takes over. Riders see a change
+                // without waiting for its document write; the checkpoint moves only after the commit.
+                options.mirror?.apply(changes)
+                let publishedAt = Self.monotonicMicros()
                 committing = Task {
                     try await self.commit(statements, notification: notification, lockPID: lockPID)
-                    let committedAt = Self.monotonicMicros()
-                    self.options.mirror?.apply(changes)
                     self.published(written, lastRecorded: lastRecorded, skipped: skipped, stages: stages,
-                                   commitMicros: committedAt - appliedAt, publishMicros: Self.monotonicMicros() - committedAt)
+                                   commitMicros: Self.monotonicMicros() - publishedAt, publishMicros: publishedAt - appliedAt)
                 }
             }
             // Cancelled: the batch in flight finishes (or rolls back) before the connection closes.
@@ -366,8 +398,16 @@ package final class ProjectionRunner: Sendable {
     /// Publishes a committed batch: checkpoint, lag, stage timings; wakes read-your-writes waiters.
     private func published(_ checkpoint: ReadModelStore.Checkpoint, lastRecorded: Int64, skipped: Int, stages: Stages,
                            commitMicros: Int64, publishMicros: Int64) {
-        let lag = Double(MonotonicMicros.wallClock() - lastRecorded) / 1_000_000
+        let now = MonotonicMicros.wallClock()
+        let lag = Double(now - lastRecorded) / 1_000_000
+        let slow = now - lastRecorded < SlowBatch.threshold ? nil
+            : SlowBatch(lastRecordedMicros: lastRecorded, committedAtMicros: now, events: stages.events, readAgeMicros: stages.readAgeMicros,
+                        readMicros: stages.readMicros, applyMicros: stages.applyMicros, commitMicros: commitMicros, publishMicros: publishMicros)
         state.withLock {
+            if let slow {
+                $0.slowBatches.append(slow)
+                if $0.slowBatches.count > SlowBatch.kept { $0.slowBatches.removeFirst($0.slowBatches.count - SlowBatch.kept) }
+            }
             $0.checkpoint = checkpoint.position
             $0.eventsApplied = checkpoint.eventsApplied
             $0.lagSeconds = max(0, lag)

@@ -134,7 +134,7 @@ struct BenchHTTP {
             let token = Authenticator.mint(secret: secret, role: .server, provider: "bench", issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
             try await seed(api)
             let journeys = BenchJourney(port: server.port, token: token, vehicles: vehicles, seconds: seconds, connections: connections,
-                                        targetRate: propagationRate, logger: logger, runners: runners)
+                                        targetRate: propagationRate, logger: logger, runners: runners, store: store)
             try await journeys.seed(api)
             try await Task.sleep(for: .seconds(1))  // the journey projection catches up with the seed
             logger.info("seeded \(vehicles) vehicles and trips t-0... on v-0...; measuring \(seconds) s per case with \(connections) connections")

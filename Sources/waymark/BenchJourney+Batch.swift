@@ -1,3 +1,4 @@
+import EventStore
 import Foundation
 import Synchronization
 
@@ -27,6 +28,7 @@ extension BenchJourney {
         let interval = Double(lanes * reportsPerRequest) / Double(max(1, targetRate))
         let stagesBefore = stageTimings()
         let started = ContinuousClock.now
+        let startedWall = MonotonicMicros.wallClock()
         let outcomes = try await withThrowingTaskGroup(of: BatchLane.Outcome.self) { group in
             for lane in 0..<lanes {
                 let worker = BatchLane(port: port, token: token, lane: lane, lanes: lanes, vehicles: vehicles, perRequest: reportsPerRequest,
@@ -50,6 +52,10 @@ extension BenchJourney {
 
         let seen = ProbeLatencies(reports, streams: streams)
         logStages(since: stagesBefore)
+        logSlowest(seen) { instant in
+            let offset = instant - started
+            return startedWall + offset.components.seconds * 1_000_000 + offset.components.attoseconds / 1_000_000_000_000
+        }
         let accepted = outcomes.map(\.accepted).reduce(0, +)
         let failures = outcomes.map(\.failures).reduce(0, +)
         let requests = outcomes.map(\.requests).reduce(0, +)

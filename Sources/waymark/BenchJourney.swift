@@ -1,4 +1,5 @@
 import API
+import EventStore
 import Foundation
 import Geo
 import HTTP
@@ -27,6 +28,8 @@ struct BenchJourney {
     let logger: Logger
     /// The server's projection runners, whose stage timings are logged for the propagation case.
     var runners: [ProjectionRunner] = []
+    /// The server's event store, whose slow append groups are logged with the slowest probes.
+    var store: EventStore? = nil
 
     static let probeTrips = 10
     /// Trips seeded beyond the probe ones (one per vehicle), so the load re-renders views too.
@@ -100,6 +103,39 @@ struct BenchJourney {
     }
 
     /// Logs where each runner's time went since `before`.
+    /// Logs the slowest probe reports with what was slow around them: the runners' slow batches
+    /// and the event store's slow append groups that ended in `[acknowledged - 1 s, arrival + 0.1 s]`.
+    /// `wallAt` turns a monotonic instant into wall-clock microseconds.
+    func logSlowest(_ seen: ProbeLatencies, wallAt: (ContinuousClock.Instant) -> Int64) {
+        func ms(_ micros: Int64) -> String { String(format: "%.1f", Double(micros) / 1000) }
+        for (report, seconds) in seen.slowest.prefix(1) {
+            let acknowledged = wallAt(report.acknowledged)
+            let arrived = acknowledged + Int64(seconds * 1_000_000)
+            let window = (acknowledged - 1_000_000)...(arrived + 100_000)
+            var lines = ["probe v-\(report.vehicle): \(String(format: "%.1f", seconds * 1000)) ms from its acknowledgement to its view "
+                         + "(acknowledged at \(Self.wallText(acknowledged)))"]
+            for runner in runners {
+                // The settling runners are slow by design; only their long transactions hold the feed back.
+                for batch in runner.status.slowBatches where window.contains(batch.committedAtMicros)
+                    && (runner.name == "journey" || batch.applyMicros + batch.commitMicros >= 50_000) {
+                    lines.append("  \(runner.name) batch committed at \(Self.wallText(batch.committedAtMicros)) "
+                                 + "(\(ms(batch.committedAtMicros - acknowledged)) ms after the acknowledgement): \(batch.summary)")
+                }
+            }
+            for group in store?.slowAppendGroups ?? [] where window.contains(group.endedAtMicros) {
+                lines.append("  append group of \(group.events) events took \(ms(group.endedAtMicros - group.startedAtMicros)) ms, "
+                             + "ended at \(Self.wallText(group.endedAtMicros)) (\(ms(group.endedAtMicros - acknowledged)) ms after the acknowledgement)")
+            }
+            logger.info(lines.joined(separator: "\n"))
+        }
+    }
+
+    /// Wall-clock microseconds as `HH:MM:SS.mmm` UTC.
+    static func wallText(_ micros: Int64) -> String {
+        let seconds = micros / 1_000_000
+        return String(format: "%02d:%02d:%02d.%03d", (seconds / 3600) % 24, (seconds / 60) % 60, seconds % 60, (micros / 1000) % 1000)
+    }
+
     func logStages(since before: [String: ProjectionRunner.Stages]) {
         for runner in runners {
             let stages = runner.status.stages.since(before[runner.name] ?? .init())
@@ -359,11 +395,14 @@ struct ProbeLatencies {
     let beforeAck: Int
     /// Reports seen only through a later position's view.
     let superseded: Int
+    /// The slowest reports with their seconds, slowest first (at most 10).
+    let slowest: [(Probe.Report, Double)]
 
     init(_ reports: [Probe.Report], streams: [EventTap]) {
         var latencies: [Double] = []
         var beforeAck = 0
         var superseded = 0
+        var measured: [(Probe.Report, Double)] = []
         let firstAtOrAbove = streams.map { $0.firstArrivalAtOrAbove() }
         for report in reports {
             let latitude = (report.latitude * 1e7).rounded() / 1e7
@@ -373,7 +412,9 @@ struct ProbeLatencies {
             let seconds = BenchJourney.seconds(report.acknowledged, arrived)
             if seconds < 0 { beforeAck += 1 }
             latencies.append(max(0, seconds))
+            measured.append((report, seconds))
         }
+        slowest = Array(measured.sorted { $0.1 > $1.1 }.prefix(10))
         sorted = latencies.sorted()
         self.beforeAck = beforeAck
         self.superseded = superseded

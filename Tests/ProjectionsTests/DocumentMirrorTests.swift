@@ -4,6 +4,7 @@ import JSON
 import Postgres
 import Projections
 import ReadModels
+import Synchronization
 import Testing
 import TestSupport
 
@@ -54,6 +55,47 @@ import TestSupport
             try await waitFor("the standby takes over") { mirrors[1 - owner].isValid }
             #expect(mirrors[1 - owner].document("counts", "test:s1")??["events"]?.int64Value == 3)
             await runners[1 - owner].stop()
+            await store.shutdown()
+        }
+    }
+
+    @Test func theMirrorHoldsABatchBeforeItCommitsAndAFailedCommitIsFoldedAgainToTheSameDocuments() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendMany(store, streams: 1, each: 4)
+            let mirror = DocumentMirror()
+            // Per commit of a batch that holds s0's fifth event: what the mirror and the table held
+            // just before COMMIT. The first such commit dies there.
+            let seen = Mutex<[(mirrored: Int64?, stored: Int64?)]>([])
+            let beforeCommit: @Sendable (Connection) throws -> Void = { connection in
+                let mirrored = mirror.document("counts", "test:s0")??["events"]?.int64Value
+                guard mirrored == 5 else { return }
+                let stored = try Connection(conninfo: url).query("SELECT (document->>'events')::bigint FROM rm_test_counts WHERE key = 'test:s0'")
+                    .first.map { try $0.int64(0) }
+                let first = seen.withLock { seen in
+                    seen.append((mirrored, stored))
+                    return seen.count == 1
+                }
+                if first { try connection.query("SELECT pg_terminate_backend(pg_backend_pid())") }
+            }
+            let runner = ProjectionRunner(store: store, conninfo: url, options: .init(batchSize: 5, beforeCommit: beforeCommit, mirror: mirror)) {
+                StreamCountProjector()
+            }
+            runner.start()
+            try await waitFor("4 applied") { runner.status.eventsApplied == 4 }
+            let appended = try await store.append([event()], to: "test:s0", expectedVersion: .exact(4))
+            let position = try #require(appended.feedPosition)
+            #expect(await runner.waitUntilApplied(position, timeout: .seconds(30)))
+            let commits = seen.withLock { $0 }
+            #expect(commits.count == 2, "one commit died, the batch was folded again and committed")
+            for commit in commits {
+                #expect(commit.mirrored == 5 && commit.stored == 4, "the mirror had the batch before its commit, the table did not")
+            }
+            #expect(runner.status.batchesAbandoned == 1)
+            #expect(try await storedCounts(url)["test:s0"] == 5)
+            #expect(mirror.document("counts", "test:s0")??["events"]?.int64Value == 5)
+            await runner.stop()
             await store.shutdown()
         }
     }
