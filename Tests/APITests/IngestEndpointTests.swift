@@ -190,6 +190,28 @@ import TestSupport
         }
     }
 
+    @Test func aRetriedReportOfAVehicleDeletedSinceIsAnsweredFromItsStoredEventAndANewOneIsRefused() async throws {
+        try await TestServer.with { server in
+            try await server.createVehicle("v-1")
+            try await server.createVehicle("v-2")
+            let ids = (0..<2).map { _ in UUID().uuidString.lowercased() }
+            let body = Self.batch([Self.report("v-1", eventId: ids[0], latitude: 52.53), Self.report("v-2", eventId: ids[1], latitude: 52.54)])
+            let (status, first) = try await server.json("POST", Self.path, body)
+            #expect(status == 200 && Self.results(first).map { $0["status"]?.stringValue ?? "" } == ["ACCEPTED", "ACCEPTED"], "\(first)")
+            let (deleted, _) = try await server.json("DELETE", "/v1/providers/acme/vehicles/v-2")
+            #expect(deleted == 200)
+            let written = try await server.eventCount()
+            // The retry's decision refuses v-2's report (the vehicle is gone); its stored event answers it.
+            let (again, second) = try await server.json("POST", Self.path, body)
+            #expect(again == 200 && second == first, "\(second)")
+            #expect(try await server.eventCount() == written)
+            // A new report for the deleted vehicle is refused.
+            let (_, fresh) = try await server.json("POST", Self.path, Self.batch([Self.report("v-2", eventId: UUID().uuidString.lowercased())]))
+            #expect(Self.results(fresh).first?["error"]?["status"]?.stringValue == "NOT_FOUND", "\(fresh)")
+            #expect(try await server.eventCount() == written)
+        }
+    }
+
     @Test func driverTokensReportOnlyTheirOwnVehicleAndOtherRolesNothing() async throws {
         try await TestServer.with { server in
             try await server.createVehicle("v-1")

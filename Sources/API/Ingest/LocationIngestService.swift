@@ -13,9 +13,13 @@ import Journey
 /// is not the caller's to send, or that the domain refuses is REJECTED alone.
 ///
 /// Idempotency: a report's location event is stored under the report's `eventId` (see
-/// `ReportEventIds`). Reports whose id is already stored are answered from the stored event and not
-/// decided again, so a retried batch gets the same answer and appends nothing twice; two copies of
-/// one batch racing each other meet in the event store's event-id check and are resolved the same way.
+/// `ReportEventIds`), so a retried report meets its stored event in the event store's event-id
+/// check when it is appended again: the same event is an idempotent append, a different one (the
+/// report now decided STALE) a duplicate id, and either way the report is answered from the stored
+/// event and nothing is appended twice. So a retried batch gets the same answer, and so do two
+/// copies of one batch racing each other. Ids are looked up beforehand only for reports that are
+/// refused before any append (a vehicle deleted since the first try): the common case, a batch of
+/// new reports, costs no look-up.
 ///
 /// The answer is given once the append has committed (durable). It does not wait for the
 /// projections: statuses are known at commit, and waiting for three read models to catch up would
@@ -49,11 +53,6 @@ package final class LocationIngestService: Sendable {
         }
         var batch = Batch(provider: provider, count: entries.count)
         for (index, entry) in entries.enumerated() { batch.admit(entry, at: index, caller: caller) }
-
-        // Retries: reports whose id is already stored are answered from what was stored.
-        if !batch.clientIds.isEmpty {
-            batch.resolve(try await stored(Array(batch.clientIds.keys)))
-        }
 
         let metadata = context.metadata
         for attempt in 1...Self.attempts {
@@ -105,6 +104,12 @@ package final class LocationIngestService: Sendable {
                 }
             }
         }
+        // A retried report refused by its decision this time (its vehicle deleted since) is
+        // answered from its stored event, as the first try was.
+        let refusedIds = batch.refusedByDecision.compactMap { batch.reports[$0]?.eventId }
+        if !refusedIds.isEmpty {
+            batch.revise(try await stored(refusedIds))
+        }
         return batch.outcomes.enumerated().map { index, outcome in
             outcome ?? .rejected(batch.reports[index]?.vehicleId ?? "", batch.reports[index]?.eventId.map { $0.lowercasedText },
                                  APIError(.aborted, "reports[\(index)] could not be settled in \(Self.attempts) rounds while other writers changed its vehicle; retry with the same eventId"))
@@ -140,6 +145,8 @@ package final class LocationIngestService: Sendable {
         /// Vehicles in order of first appearance, and each one's undecided reports in request order.
         var order: [String] = []
         var work: [String: [Int]] = [:]
+        /// Reports with a client id that their decision refused (answered without an append).
+        var refusedByDecision: [Int] = []
 
         init(provider: String, count: Int) {
             self.provider = provider
@@ -198,6 +205,16 @@ package final class LocationIngestService: Sendable {
             }
         }
 
+        /// Answers the refused reports whose id is among `events` from the stored event instead.
+        mutating func revise(_ events: [RecordedEvent]) {
+            let refused = Set(refusedByDecision)
+            for event in events {
+                guard let index = clientIds[event.id], refused.contains(index) else { continue }
+                outcomes[index] = nil
+                resolve([event])
+            }
+        }
+
         /// Decides `indices` (reports of `vehicleId`, in order) on `loaded`; rejected reports are
         /// answered at once. Nil when no report of the vehicle produced events.
         mutating func decide(_ vehicleId: String, _ indices: [Int], on loaded: Loaded<Vehicle.State>, at now: Timestamp,
@@ -205,8 +222,7 @@ package final class LocationIngestService: Sendable {
             work[vehicleId] = []
             guard loaded.state.exists else {
                 for index in indices {
-                    outcomes[index] = .rejected(vehicleId, reports[index]?.eventId.map { $0.lowercasedText },
-                                                .notFound("vehicle \(vehicleId) not found (provider \(provider))"))
+                    refuse(index, .notFound("vehicle \(vehicleId) not found (provider \(provider))"))
                 }
                 return nil
             }
@@ -220,11 +236,11 @@ package final class LocationIngestService: Sendable {
                 do throws(JourneyError) {
                     produced = try Vehicle.decide(.reportLocation(report.location, pastLocations: report.pastLocations, at: now), state: state)
                 } catch {
-                    outcomes[index] = .rejected(vehicleId, report.eventId.map { $0.lowercasedText }, Self.locate(APIError(error), index))
+                    refuse(index, Self.locate(APIError(error), index))
                     continue
                 }
                 guard !produced.isEmpty else {
-                    outcomes[index] = .rejected(vehicleId, report.eventId.map { $0.lowercasedText }, .invalidArgument("reports[\(index)] holds nothing to record"))
+                    refuse(index, .invalidArgument("reports[\(index)] holds nothing to record"))
                     continue
                 }
                 for event in produced { state = Vehicle.evolve(state, with: event) }
@@ -236,6 +252,13 @@ package final class LocationIngestService: Sendable {
             guard !events.isEmpty else { return nil }
             return Planned(vehicleId: vehicleId, pending: repository.pendingVehicle(provider: provider, vehicleId: vehicleId, before: loaded, events: events),
                            eventIds: ids, decided: decided)
+        }
+
+        /// Answers a report its decision refused.
+        private mutating func refuse(_ index: Int, _ error: APIError) {
+            guard let report = reports[index] else { return }
+            outcomes[index] = .rejected(report.vehicleId, report.eventId.map { $0.lowercasedText }, error)
+            if report.eventId != nil { refusedByDecision.append(index) }
         }
 
         /// After the commit: each decided report's outcome.
