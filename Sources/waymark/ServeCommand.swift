@@ -21,7 +21,7 @@ import Synchronization
 /// cluster if this process started it.
 enum ServeCommand {
     static func run(_ arguments: [String], environment: [String: String]) async throws {
-        let termination = TerminationSignal()
+        let termination = TerminationSignal(parent: environment["WAYMARK_PARENT_PID"].flatMap { pid_t($0) })
         let flags = try Flags(arguments, switchNames: ["demo", "simulate"])
         let demo = flags.switches.contains("demo")
         guard demo || !flags.switches.contains("simulate") else { throw UsageError("--simulate needs --demo") }
@@ -189,9 +189,21 @@ final class TerminationSignal: Sendable {
     private let stream: AsyncStream<Int32>
     private let continuation: AsyncStream<Int32>.Continuation
 
-    init() {
+    /// With `parent` (a process id), this process no longer being that process's child counts as
+    /// SIGTERM too (checked at once and every second): a server that a test harness or supervisor
+    /// started stops when its starter exits, instead of living on as an orphan.
+    init(parent: pid_t? = nil) {
         (stream, continuation) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingOldest(1))
         let continuation = self.continuation
+        if let parent {
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now(), repeating: 1)
+            timer.setEventHandler {
+                if getppid() != parent { continuation.yield(SIGTERM) }
+            }
+            timer.resume()
+            _ = Unmanaged.passRetained(timer as AnyObject)
+        }
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

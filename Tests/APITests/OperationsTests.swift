@@ -7,6 +7,35 @@ import Testing
 import TestSupport
 
 @Suite(.timeLimit(.minutes(2))) struct OperationsTests {
+    @Test func aServerGivenItsParentsPidShutsDownOnceThatParentHasExited() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            // A shell starts the server in the background, naming itself its parent, prints its pid and exits after 10 s.
+            let environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": "test-secret-\(UUID().uuidString)", "WAYMARK_HTTP_PORT": "0",
+                               "WAYMARK_GRPC_PORT": "off", "WAYMARK_BIN": WaymarkBinary.path]
+            let shell = try Subprocess.spawn("/bin/sh", ["-c", #"WAYMARK_PARENT_PID=$$ "$WAYMARK_BIN" serve & echo $!; sleep 10"#], environment: environment)
+            defer { shell.cleanUp() }
+            var pid: pid_t?
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, pid == nil || !shell.stderr.contains("listening on http://") {
+                pid = pid_t(shell.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let server = try #require(pid, "no pid from the shell: \(shell.stderr)")
+            #expect(shell.stderr.contains("listening on http://"), "\(shell.stderr)")
+            // Orphaned, the server notices within about a second and shuts down as on SIGTERM.
+            func running() -> Bool {
+                guard let status = try? String(contentsOfFile: "/proc/\(server)/status", encoding: .utf8) else { return false }
+                return !status.contains("State:\tZ")
+            }
+            let gone = Date().addingTimeInterval(15)
+            while running(), Date() < gone { try await Task.sleep(for: .milliseconds(100)) }
+            let stillRunning = running()
+            if stillRunning { kill(server, SIGKILL) }
+            #expect(!stillRunning, "the orphaned server still runs 15 s after its parent exited")
+            #expect(shell.stderr.contains("shutting down"), "\(shell.stderr)")
+        }
+    }
+
     @Test func healthReadinessMetricsAndTheOpenAPIDocumentAreServedWithoutAToken() async throws {
         try await TestServer.with { server in
             let health = try await server.request("GET", "/healthz")

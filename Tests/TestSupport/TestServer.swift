@@ -51,7 +51,7 @@ package final class TestServer: Sendable {
         // Generous read-your-writes wait: the test cluster is shared, and projections read only below
         // the oldest transaction of the whole cluster, so another test's long transaction holds them back.
         var env = ["DATABASE_URL": databaseURL, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60",
-                   "WAYMARK_GRPC_PORT": "off"]
+                   "WAYMARK_GRPC_PORT": "off", "WAYMARK_PARENT_PID": String(getpid())]
         env.merge(environment) { $1 }
         let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"] + arguments, environment: env)
         let deadline = Date().addingTimeInterval(30)
