@@ -34,7 +34,7 @@ final class CommitterWorker: @unchecked Sendable {
             let prepared = group.map { unit in unit.appends.map { PreparedAppend($0, memo: &memo) } }
             let results = commitIsolatingFailures(prepared)
             for (unit, unitResults) in zip(group, results) { unit.complete(unitResults) }
-            statistics.finished(startedAtMicros: started, events: prepared.reduce(0) { $0 + $1.reduce(0) { $0 + $1.events.count } })
+            statistics.finished(startedAtMicros: started, events: group.reduce(0) { $0 + $1.eventCount })
         }
         connection = nil
     }

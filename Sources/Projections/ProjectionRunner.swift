@@ -75,7 +75,7 @@ package final class ProjectionRunner: Sendable {
         /// letting records go.
         package var recordLimitDisabled = false
         /// The most recent batches whose last event took `SlowBatch.threshold` or more from its
-        /// recording to its publication, oldest first (for finding stalls).
+        /// recording to the batch's commit, oldest first (for finding stalls).
         package var slowBatches: [SlowBatch] = []
     }
 
@@ -108,8 +108,8 @@ package final class ProjectionRunner: Sendable {
     /// A batch's stages follow one another on the runner's task: `read` (waiting for and reading the
     /// next feed page), `apply` (folding its events and draining the changed documents), `publish`
     /// (the mirror and its observer, which pushes to riders), `commit` (writing the documents with
-    /// the checkpoint; the next batch is read meanwhile). `readAge` sums, per batch, the time from the recording of its last event (stamped
-    /// by the committer before its transaction commits) to the runner holding the page: commit,
+    /// the checkpoint; the next page is read meanwhile). `readAge` sums, per batch, the time from
+    /// the recording of its last event (stamped by the committer before its transaction commits) to the runner holding the page: commit,
     /// the gap-safe horizon and the runner being busy with the previous batch.
     package struct Stages: Sendable, Hashable {
         package var batches: Int64 = 0
@@ -232,10 +232,10 @@ package final class ProjectionRunner: Sendable {
 
     /// Loads the model and follows the feed until fenced, disconnected or cancelled.
     ///
-    /// The next feed page is read in the background while a batch is applied, committed and
-    /// published, so a batch's latency does not include reading the page after the one before it.
-    /// Each batch's changes reach the mirror, and so the riders, as soon as its own transaction
-    /// commits. Commits stay one at a time and in order: the runner waits for a batch's commit
+    /// The next feed page is read in the background while a batch is applied, published and
+    /// committed, so a batch's latency does not include reading the page after the one before it.
+    /// Each batch's changes reach the mirror, and so the riders, as soon as it is folded, before
+    /// its documents are written; the checkpoint moves after that commit. Commits stay one at a time and in order: the runner waits for a batch's commit
     /// before it takes the next page, so a failed commit (fenced, disconnected) reloads at once
     /// and nothing after it is written. (Applying a batch while the one before it commits was
     /// tried: a failure then went unnoticed until the next event arrived.)

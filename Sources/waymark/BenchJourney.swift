@@ -102,13 +102,12 @@ struct BenchJourney {
         Dictionary(uniqueKeysWithValues: runners.map { ($0.name, $0.status.stages) })
     }
 
-    /// Logs where each runner's time went since `before`.
-    /// Logs the slowest probe reports with what was slow around them: the runners' slow batches
-    /// and the event store's slow append groups that ended in `[acknowledged - 1 s, arrival + 0.1 s]`.
+    /// Logs the slowest probe report with what was slow around it: the runners' slow batches and
+    /// the event store's slow append groups that ended in `[acknowledged - 1 s, arrival + 0.1 s]`.
     /// `wallAt` turns a monotonic instant into wall-clock microseconds.
     func logSlowest(_ seen: ProbeLatencies, wallAt: (ContinuousClock.Instant) -> Int64) {
         func ms(_ micros: Int64) -> String { String(format: "%.1f", Double(micros) / 1000) }
-        for (report, seconds) in seen.slowest.prefix(1) {
+        if let (report, seconds) = seen.slowest {
             let acknowledged = wallAt(report.acknowledged)
             let arrived = acknowledged + Int64(seconds * 1_000_000)
             let window = (acknowledged - 1_000_000)...(arrived + 100_000)
@@ -136,6 +135,7 @@ struct BenchJourney {
         return String(format: "%02d:%02d:%02d.%03d", (seconds / 3600) % 24, (seconds / 60) % 60, seconds % 60, (micros / 1000) % 1000)
     }
 
+    /// Logs where each runner's time went since `before`.
     func logStages(since before: [String: ProjectionRunner.Stages]) {
         for runner in runners {
             let stages = runner.status.stages.since(before[runner.name] ?? .init())
@@ -395,14 +395,14 @@ struct ProbeLatencies {
     let beforeAck: Int
     /// Reports seen only through a later position's view.
     let superseded: Int
-    /// The slowest reports with their seconds, slowest first (at most 10).
-    let slowest: [(Probe.Report, Double)]
+    /// The slowest report seen, with its seconds.
+    let slowest: (Probe.Report, Double)?
 
     init(_ reports: [Probe.Report], streams: [EventTap]) {
         var latencies: [Double] = []
         var beforeAck = 0
         var superseded = 0
-        var measured: [(Probe.Report, Double)] = []
+        var slowest: (Probe.Report, Double)?
         let firstAtOrAbove = streams.map { $0.firstArrivalAtOrAbove() }
         for report in reports {
             let latitude = (report.latitude * 1e7).rounded() / 1e7
@@ -412,9 +412,9 @@ struct ProbeLatencies {
             let seconds = BenchJourney.seconds(report.acknowledged, arrived)
             if seconds < 0 { beforeAck += 1 }
             latencies.append(max(0, seconds))
-            measured.append((report, seconds))
+            if seconds > slowest?.1 ?? -.infinity { slowest = (report, seconds) }
         }
-        slowest = Array(measured.sorted { $0.1 > $1.1 }.prefix(10))
+        self.slowest = slowest
         sorted = latencies.sorted()
         self.beforeAck = beforeAck
         self.superseded = superseded
