@@ -416,7 +416,7 @@ struct PreparedEvent: Sendable {
     init(_ event: EventData, streamId: String, memo: inout MetadataMemo) {
         id = event.id
         type = event.type
-        canonicalData = event.data.canonicalBytes()
+        canonicalData = event.canonicalData
         canonicalMetadata = memo.canonical(of: event.metadata)
         payloadHash = HashChain.payloadHash(streamId: streamId, type: event.type, canonicalData: canonicalData)
     }

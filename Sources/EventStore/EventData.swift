@@ -5,17 +5,67 @@ import JSON
 ///
 /// The id makes appends idempotent: appending an id that is already stored, with the same
 /// type and data, returns the original positions and writes nothing.
+///
+/// The payload is either a `JSONValue` or, for events built on the hottest paths, its canonical
+/// bytes written directly (`CanonicalJSONWriter`): the event store needs only those bytes (it
+/// hashes and stores them), so no value tree is built for them. Equality compares the canonical
+/// bytes, which depend only on the JSON value, so both forms of one payload are equal.
 package struct EventData: Sendable, Hashable {
     package let id: UUID
     package let type: String
-    package let data: JSONValue
     package let metadata: JSONValue
+    private let payload: Payload
+
+    private enum Payload: Sendable {
+        case value(JSONValue)
+        case canonical([UInt8])
+    }
 
     package init(id: UUID, type: String, data: JSONValue, metadata: JSONValue = .object(JSONObject())) {
         self.id = id
         self.type = type
-        self.data = data
+        self.payload = .value(data)
         self.metadata = metadata
+    }
+
+    /// An event whose payload is given as its canonical bytes, which must be what
+    /// `JSONValue.canonicalBytes()` gives for the payload.
+    package init(id: UUID, type: String, canonicalData: [UInt8], metadata: JSONValue = .object(JSONObject())) {
+        self.id = id
+        self.type = type
+        self.payload = .canonical(canonicalData)
+        self.metadata = metadata
+    }
+
+    /// The payload as a JSON value (parsed from the canonical bytes when it was given as those).
+    package var data: JSONValue {
+        switch payload {
+        case .value(let value): return value
+        case .canonical(let bytes):
+            guard let value = try? JSONValue.parse(bytes) else { preconditionFailure("an event's canonical payload is not JSON") }
+            return value
+        }
+    }
+
+    /// The payload's canonical bytes (see `JSONValue.canonicalBytes()`).
+    package var canonicalData: [UInt8] {
+        switch payload {
+        case .value(let value): value.canonicalBytes()
+        case .canonical(let bytes): bytes
+        }
+    }
+
+    package static func == (lhs: EventData, rhs: EventData) -> Bool {
+        guard lhs.id == rhs.id, lhs.type == rhs.type, lhs.metadata == rhs.metadata else { return false }
+        if case .value(let left) = lhs.payload, case .value(let right) = rhs.payload { return left == right }
+        return lhs.canonicalData == rhs.canonicalData
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(type)
+        hasher.combine(metadata)
+        hasher.combine(data)
     }
 }
 

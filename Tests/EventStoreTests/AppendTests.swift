@@ -332,4 +332,23 @@ import TestSupport
             await store.shutdown()
         }
     }
+
+    @Test func anEventGivenAsCanonicalBytesIsStoredAndHashedAsTheSameEventGivenAsAValue() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url, committers: 1)
+            let value = try JSONValue.parse(#"{"b": [1.50, "x/\u00e9"], "a": {"z": 1e2, "y": null}}"#)
+            let id = UUID()
+            let asBytes = EventData(id: id, type: "ThingHappened", canonicalData: value.canonicalBytes(), metadata: ["source": "test"])
+            let asValue = EventData(id: id, type: "ThingHappened", data: value, metadata: ["source": "test"])
+            #expect(asBytes == asValue && asBytes.hashValue == asValue.hashValue && asBytes.data == value)
+            let written = try await store.append([asBytes], to: "trip:acme/t-1", expectedVersion: .noStream)
+            let stored = try #require(try await store.readStream("trip:acme/t-1").first)
+            #expect(stored.data == value)
+            #expect(stored.hash == HashChain.hash(of: stored, previous: HashChain.genesis))
+            // The same event given as a value is a retry of the stored one.
+            let retry = try await store.append([asValue], to: "trip:acme/t-1", expectedVersion: .noStream)
+            #expect(retry.deduplicated && retry.positions == written.positions)
+            await store.shutdown()
+        }
+    }
 }

@@ -98,4 +98,21 @@ import Testing
         // The canonical form is its own compact form.
         #expect(again.compactBytes() == value.canonicalBytes())
     }
+
+    @Test func theCanonicalWriterGivesTheCanonicalBytesOfTheValueItWrites() throws {
+        var writer = CanonicalJSONWriter()
+        writer.beginObject()
+        writer.key("a"); writer.beginArray()
+        writer.beginObject(); writer.key("x"); writer.number(1e-5); writer.key("y"); writer.number(-0.0); writer.endObject()
+        writer.beginArray(); writer.endArray()
+        writer.string("q\"\\\u{8}\u{1F}/é"); writer.integer(-12); writer.bool(true); writer.bool(false); writer.number(.nan)
+        writer.beginObject(); writer.endObject()
+        writer.endArray()
+        writer.key("b"); writer.value(try JSONValue.parse(#"{"z": 1.50, "m": [1e2]}"#))
+        writer.key("c"); writer.number(4.2e300)
+        writer.endObject()
+        let value = try JSONValue.parse(writer.bytes)
+        #expect(writer.bytes == value.canonicalBytes(), "\(String(decoding: writer.bytes, as: UTF8.self))")
+        #expect(value == (try JSONValue.parse(#"{"a":[{"x":0.00001,"y":0},[],"q\"\\\b\u001f/é",-12,true,false,null,{}],"b":{"m":[100],"z":1.5},"c":4.2e300}"#)))
+    }
 }

@@ -108,4 +108,43 @@ import Testing
             #expect(Self.codable(json) == report)
         }
     }
+
+    /// Location reports' payload bytes are written directly; they must be exactly the canonical
+    /// bytes of the payload value, which the hash chain covers.
+    @Test(arguments: [0.0, -0.0, 1.0, 90.0, -179.5, 0.5, 12.75, 1e-7, 123456789012.0, 1e21, 4.2e300, 52.5200001, 1.0 / 3.0])
+    func aLocationReportsCanonicalPayloadIsTheCanonicalBytesOfItsValue(number: Double) throws {
+        var location = EventSamples.location
+        location.heading = number
+        location.headingAccuracy = number.magnitude
+        location.speed = number.magnitude
+        location.speedAccuracy = number
+        location.latlngAccuracy = number.magnitude
+        location.location = try LatLng(latitude: max(-90, min(90, number)), longitude: max(-180, min(180, -number)))
+        location.locationSensor = .gps
+        location.isRoadSnapped = number > 1
+        let full = Vehicle.Event.LocationReported(vehicleId: "v-\"1\"\n\u{1F}é", location: location, currentTripIds: ["t-1", "t\\2", "τ"],
+                                                  followedTripId: "t-1", routeDeviationMeters: number, offRouteReportCount: Int(number.magnitude.truncatingRemainder(dividingBy: 1000)),
+                                                  at: EventSamples.at)
+        #expect(full.canonicalPayload == (try Vehicle.Event.locationReported(full).encodePayloadValue().canonicalBytes()), "\(String(decoding: full.canonicalPayload, as: UTF8.self))")
+        var bare = full
+        bare.followedTripId = nil
+        bare.routeDeviationMeters = nil
+        bare.currentTripIds = []
+        bare.location = VehicleLocation(location: location.location)
+        #expect(bare.canonicalPayload == (try Vehicle.Event.locationReported(bare).encodePayloadValue().canonicalBytes()), "\(String(decoding: bare.canonicalPayload, as: UTF8.self))")
+        // And the bytes read back as the same report.
+        let parsed = try JSONValue.parse(full.canonicalPayload)
+        #expect(try Vehicle.Event.decode(type: "VehicleLocationReported", json: parsed) == .locationReported(full))
+    }
+
+    @Test func onlyLocationReportsWriteTheirPayloadDirectlyAndEverySampleMatchesItsValue() throws {
+        for event in EventSamples.vehicle {
+            let canonical = event.canonicalPayload
+            if case .locationReported = event {
+                #expect(canonical == (try event.encodePayloadValue().canonicalBytes()))
+            } else {
+                #expect(canonical == nil, "\(event.type)")
+            }
+        }
+    }
 }

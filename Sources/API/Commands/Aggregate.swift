@@ -14,9 +14,16 @@ protocol Aggregate {
     static func type(of event: Event) -> String
     /// The event's payload as the JSON value to append (see `EventJSON.encodeValue`).
     static func payload(of event: Event) throws(JourneyError) -> JSONValue
+    /// The payload's canonical bytes when the event writes them directly (see
+    /// `Vehicle.Event.canonicalPayload`), else nil and the payload goes as `payload(of:)`.
+    static func canonicalPayload(of event: Event) -> [UInt8]?
     /// Whether the event changes nothing of the aggregate's resource but a vehicle's
     /// `lastLocation` (see `VehicleService.locationAnswer`); false for every trip event.
     static func changesOnlyLocation(_ event: Event) -> Bool
+}
+
+extension Aggregate {
+    static func canonicalPayload(of event: Event) -> [UInt8]? { nil }
 }
 
 /// The trip aggregate for the command layer.
@@ -38,6 +45,7 @@ enum VehicleAggregate: Aggregate {
     static func decode(type: String, json: JSONValue) throws(JourneyError) -> Vehicle.Event { try Vehicle.Event.decode(type: type, json: json) }
     static func type(of event: Vehicle.Event) -> String { event.type }
     static func payload(of event: Vehicle.Event) throws(JourneyError) -> JSONValue { try event.encodePayloadValue() }
+    static func canonicalPayload(of event: Vehicle.Event) -> [UInt8]? { event.canonicalPayload }
 
     /// Location events: the fleet projection renders none of what they change but `lastLocation`
     /// (see `FleetResourceProjection.vehicleDocument`).

@@ -126,9 +126,14 @@ final class AggregateRepository: Sendable {
     func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue, ids: [UUID]? = nil) throws(APIError) -> StreamAppend {
         var events: [EventData] = []
         for (index, event) in pending.events.enumerated() {
+            let id = ids?[index] ?? UUID()
+            if let canonical = A.canonicalPayload(of: event) {
+                events.append(EventData(id: id, type: A.type(of: event), canonicalData: canonical, metadata: metadata))
+                continue
+            }
             let data: JSONValue
             do { data = try A.payload(of: event) } catch { throw APIError(error) }
-            events.append(EventData(id: ids?[index] ?? UUID(), type: A.type(of: event), data: data, metadata: metadata))
+            events.append(EventData(id: id, type: A.type(of: event), data: data, metadata: metadata))
         }
         let expected: ExpectedVersion = pending.before.version == 0 ? .noStream : .exact(pending.before.version)
         return StreamAppend(streamId: pending.stream, expectedVersion: expected, events: events)

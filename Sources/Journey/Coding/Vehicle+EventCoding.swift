@@ -75,6 +75,13 @@ extension Vehicle.Event {
         }
     }
 
+    /// The canonical bytes of ``encodePayloadValue()`` when this event writes them directly
+    /// (location reports, the hottest events); nil for the others.
+    package var canonicalPayload: [UInt8]? {
+        guard case .locationReported(let report) = self else { return nil }
+        return report.canonicalPayload
+    }
+
     /// The JSON payload to store with `type`, as the value of the bytes `encodePayload` writes
     /// (see `EventJSON.encodeValue`).
     package func encodePayloadValue() throws(JourneyError) -> JSONValue {

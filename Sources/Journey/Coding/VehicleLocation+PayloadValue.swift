@@ -33,6 +33,63 @@ extension Vehicle.Event.LocationReported {
 }
 
 extension Vehicle.Event.LocationReported {
+    /// The canonical bytes of ``payloadValue`` (what the event store hashes and stores), written
+    /// directly: no `JSONValue` tree is built, kept and torn down for the hottest event.
+    /// Members in key byte order, as the canonical form sorts them; the tests compare these bytes
+    /// with `payloadValue.canonicalBytes()` for every member set and unset and odd numbers.
+    package var canonicalPayload: [UInt8] {
+        var writer = CanonicalJSONWriter(capacity: 384)
+        writer.beginObject()
+        writer.key("at")
+        writer.string(at.rfc3339)
+        writer.key("currentTripIds")
+        writer.beginArray()
+        for tripId in currentTripIds { writer.string(tripId) }
+        writer.endArray()
+        if let followedTripId {
+            writer.key("followedTripId")
+            writer.string(followedTripId)
+        }
+        writer.key("location")
+        location.writeCanonical(to: &writer)
+        writer.key("offRouteReportCount")
+        writer.integer(offRouteReportCount)
+        if let routeDeviationMeters {
+            writer.key("routeDeviationMeters")
+            writer.number(routeDeviationMeters)
+        }
+        writer.key("vehicleId")
+        writer.string(vehicleId)
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
+extension VehicleLocation {
+    /// ``payloadValue`` written canonically (see `LocationReported.canonicalPayload`).
+    func writeCanonical(to writer: inout CanonicalJSONWriter) {
+        writer.beginObject()
+        if let heading { writer.key("heading"); writer.number(heading) }
+        if let headingAccuracy { writer.key("headingAccuracy"); writer.number(headingAccuracy) }
+        if let isRoadSnapped { writer.key("isRoadSnapped"); writer.bool(isRoadSnapped) }
+        if let latlngAccuracy { writer.key("latlngAccuracy"); writer.number(latlngAccuracy) }
+        writer.key("location")
+        writer.beginObject()
+        writer.key("latitude")
+        writer.number(location.latitude)
+        writer.key("longitude")
+        writer.number(location.longitude)
+        writer.endObject()
+        if let locationSensor { writer.key("locationSensor"); writer.string(locationSensor.rawValue) }
+        if let serverTime { writer.key("serverTime"); writer.string(serverTime.rfc3339) }
+        if let speed { writer.key("speed"); writer.number(speed) }
+        if let speedAccuracy { writer.key("speedAccuracy"); writer.number(speedAccuracy) }
+        if let updateTime { writer.key("updateTime"); writer.string(updateTime.rfc3339) }
+        writer.endObject()
+    }
+}
+
+extension Vehicle.Event.LocationReported {
     /// The payload read directly from its JSON, when every member has the plain form the
     /// synthesized `Decodable` conformance accepts; nil for anything else, which the caller then
     /// decodes generically (so an odd payload gets the generic decoder's value or error).
