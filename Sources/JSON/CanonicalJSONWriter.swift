@@ -51,6 +51,16 @@ package struct CanonicalJSONWriter {
         first = false
     }
 
+    /// A string whose bytes `write` appends, and which needs no escaping (ASCII without `"`,
+    /// `\\` or control characters, such as a timestamp's text).
+    package mutating func plainString(_ write: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+        first = false
+    }
+
     /// A finite `Double` as its exact canonical decimal; `null` for NaN and ±infinity, as
     /// `JSONNumber(value)` would fail for them.
     package mutating func number(_ value: Double) {

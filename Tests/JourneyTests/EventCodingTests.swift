@@ -211,6 +211,18 @@ struct TimestampTests {
         #expect(Timestamp(secondsSinceEpoch: 951_782_400).rfc3339 == "2000-02-29T00:00:00.000000Z")
     }
 
+    @Test func theBytesAppendedInPlaceAreTheTextsBytesForEveryYear() {
+        var rng = SeededRandom(seed: 11)
+        var values: [Int64] = [0, 1, -1, 951_782_400_000_000, 253_402_300_799_999_999, 253_402_300_800_000_000, -62_167_219_200_000_001]
+        for _ in 0..<500 { values.append(Int64(bitPattern: rng.next()) % 400_000_000_000_000_000) }
+        for value in values {
+            let t = Timestamp(microsecondsSinceEpoch: value)
+            var bytes: [UInt8] = [UInt8(ascii: "x")]
+            t.appendRFC3339(to: &bytes)
+            #expect(bytes == [UInt8(ascii: "x")] + Array(t.rfc3339.utf8), "\(value)")
+        }
+    }
+
     @Test func parsesOffsetsAndTruncatesNanoseconds() {
         #expect(Timestamp(rfc3339: "2026-03-01T09:00:00+01:00") == Fixtures.t0)
         #expect(Timestamp(rfc3339: "2026-03-01T08:00:00.123456789Z") == Fixtures.t0.adding(microseconds: 123_456))

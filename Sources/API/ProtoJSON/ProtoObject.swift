@@ -9,8 +9,12 @@ struct ProtoObject {
     private let object: JSONObject
     /// Where this object sits in the request, e.g. `trip.pickupPoint`.
     let path: String
-    /// Members (by their key as sent) that were read or deliberately ignored.
-    private var consumed: Set<String> = []
+    /// Members (by their key as sent) that were read, each once: a handful per object, so a
+    /// list costs less than a set's hashing on every field of every report.
+    private var consumed: [String] = []
+    /// Whether some key has an underscore: only then can a field be spelled in snake_case, so
+    /// objects in lowerCamel (nearly all) skip that second look-up.
+    private let hasSnakeKeys: Bool
     /// Names (lowerCamel) passed to `ignore`, as passed: looked at only when a member was not read,
     /// so the common request (every member known) never builds a set of them.
     private var ignored: [[String]] = []
@@ -21,6 +25,7 @@ struct ProtoObject {
         }
         self.object = object
         self.path = path
+        hasSnakeKeys = object.contains { key, _ in key.utf8.contains(UInt8(ascii: "_")) }
     }
 
     /// The path of a member of this object.
@@ -32,10 +37,11 @@ struct ProtoObject {
         guard consumed.count < object.count else { return nil }
         let camelValue = object[name]
         // The snake_case spelling differs only for names with capitals.
-        let snake = name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? ProtoObject.snakeCase(name) : nil
+        let snake = hasSnakeKeys && name.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+            ? ProtoObject.snakeCase(name) : nil
         let snakeValue = snake.flatMap { object[$0] }
-        if camelValue != nil { consumed.insert(name) }
-        if let snake, snakeValue != nil { consumed.insert(snake) }
+        if camelValue != nil, !consumed.contains(name) { consumed.append(name) }
+        if let snake, snakeValue != nil, !consumed.contains(snake) { consumed.append(snake) }
         if camelValue != nil, snakeValue != nil {
             throw .invalidArgument("\(path(name)) is given twice (as \(name) and \(snake ?? name))")
         }
@@ -62,6 +68,7 @@ struct ProtoObject {
     func finish() throws(APIError) {
         guard consumed.count < object.count else { return }
         let ignored = Set(ignored.joined())
+        let consumed = Set(consumed)
         for key in object.keys where !consumed.contains(key) && !ignored.contains(key) && !ignored.contains(ProtoObject.camelCase(key)) {
             throw .invalidArgument("unknown field \"\(key)\" in \(path.isEmpty ? "the request body" : path)")
         }

@@ -41,7 +41,7 @@ extension Vehicle.Event.LocationReported {
         var writer = CanonicalJSONWriter(capacity: 384)
         writer.beginObject()
         writer.key("at")
-        writer.string(at.rfc3339)
+        writer.plainString(at.appendRFC3339)
         writer.key("currentTripIds")
         writer.beginArray()
         for tripId in currentTripIds { writer.string(tripId) }
@@ -81,10 +81,10 @@ extension VehicleLocation {
         writer.number(location.longitude)
         writer.endObject()
         if let locationSensor { writer.key("locationSensor"); writer.string(locationSensor.rawValue) }
-        if let serverTime { writer.key("serverTime"); writer.string(serverTime.rfc3339) }
+        if let serverTime { writer.key("serverTime"); writer.plainString(serverTime.appendRFC3339) }
         if let speed { writer.key("speed"); writer.number(speed) }
         if let speedAccuracy { writer.key("speedAccuracy"); writer.number(speedAccuracy) }
-        if let updateTime { writer.key("updateTime"); writer.string(updateTime.rfc3339) }
+        if let updateTime { writer.key("updateTime"); writer.plainString(updateTime.appendRFC3339) }
         writer.endObject()
     }
 }

@@ -51,6 +51,26 @@ package struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringC
 
     /// RFC 3339 in UTC with six fractional digits.
     package var rfc3339: String {
+        guard let fields = civilFields else { return wideRFC3339 }
+        return String(unsafeUninitializedCapacity: 27) { buffer in
+            Timestamp.write(fields, into: buffer)
+            return 27
+        }
+    }
+
+    /// Appends the bytes of ``rfc3339`` to `bytes` (for payloads written without a `String` per
+    /// timestamp).
+    package func appendRFC3339(to bytes: inout [UInt8]) {
+        guard let fields = civilFields else { return bytes.append(contentsOf: wideRFC3339.utf8) }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: 27))
+        bytes.withUnsafeMutableBufferPointer { all in
+            Timestamp.write(fields, into: UnsafeMutableBufferPointer(rebasing: all[start..<start + 27]))
+        }
+    }
+
+    /// Year, month, day, second of the day and microseconds, when the year has four digits.
+    private var civilFields: (year: Int64, month: Int64, day: Int64, secondOfDay: Int64, fraction: Int64)? {
         let micros = microsecondsSinceEpoch
         var seconds = micros / 1_000_000
         var fraction = micros % 1_000_000
@@ -59,39 +79,53 @@ package struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringC
         var secondOfDay = seconds % 86_400
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
         let (year, month, day) = Timestamp.civil(fromDays: days)
-        // Written digit by digit into 27 bytes: this runs for every event a location report makes.
-        guard (0...9999).contains(year) else {
-            func pad(_ value: Int64, _ width: Int) -> String {
-                let text = String(value)
-                return String(repeating: "0", count: max(0, width - text.count)) + text
-            }
-            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-                + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(fraction, 6))Z"
+        guard (0...9999).contains(year) else { return nil }
+        return (year, month, day, secondOfDay, fraction)
+    }
+
+    /// ``rfc3339`` for a year outside 0...9999 (never a recorded time; kept total).
+    private var wideRFC3339: String {
+        let micros = microsecondsSinceEpoch
+        var seconds = micros / 1_000_000
+        var fraction = micros % 1_000_000
+        if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
+        var days = seconds / 86_400
+        var secondOfDay = seconds % 86_400
+        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
+        let (year, month, day) = Timestamp.civil(fromDays: days)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return String(unsafeUninitializedCapacity: 27) { buffer in
-            func put(_ value: Int64, _ width: Int, at end: Int) {
-                var rest = value
-                for index in stride(from: end - 1, through: end - width, by: -1) {
-                    buffer[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
-                    rest /= 10
-                }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(fraction, 6))Z"
+    }
+
+    /// Writes the 27 bytes of a four-digit-year timestamp digit by digit: this runs for every
+    /// event a location report makes.
+    private static func write(_ fields: (year: Int64, month: Int64, day: Int64, secondOfDay: Int64, fraction: Int64),
+                              into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        func put(_ value: Int64, _ width: Int, at end: Int) {
+            var rest = value
+            for index in stride(from: end - 1, through: end - width, by: -1) {
+                buffer[index] = UInt8(truncatingIfNeeded: 48 + rest % 10)
+                rest /= 10
             }
-            put(year, 4, at: 4)
-            buffer[4] = UInt8(ascii: "-")
-            put(month, 2, at: 7)
-            buffer[7] = UInt8(ascii: "-")
-            put(day, 2, at: 10)
-            buffer[10] = UInt8(ascii: "T")
-            put(secondOfDay / 3600, 2, at: 13)
-            buffer[13] = UInt8(ascii: ":")
-            put(secondOfDay / 60 % 60, 2, at: 16)
-            buffer[16] = UInt8(ascii: ":")
-            put(secondOfDay % 60, 2, at: 19)
-            buffer[19] = UInt8(ascii: ".")
-            put(fraction, 6, at: 26)
-            buffer[26] = UInt8(ascii: "Z")
-            return 27
         }
+        put(fields.year, 4, at: 4)
+        buffer[4] = UInt8(ascii: "-")
+        put(fields.month, 2, at: 7)
+        buffer[7] = UInt8(ascii: "-")
+        put(fields.day, 2, at: 10)
+        buffer[10] = UInt8(ascii: "T")
+        put(fields.secondOfDay / 3600, 2, at: 13)
+        buffer[13] = UInt8(ascii: ":")
+        put(fields.secondOfDay / 60 % 60, 2, at: 16)
+        buffer[16] = UInt8(ascii: ":")
+        put(fields.secondOfDay % 60, 2, at: 19)
+        buffer[19] = UInt8(ascii: ".")
+        put(fields.fraction, 6, at: 26)
+        buffer[26] = UInt8(ascii: "Z")
     }
 
     package var description: String { rfc3339 }
