@@ -182,6 +182,7 @@ final class HeadCache: Sendable {
     func lookup(_ streams: some Sequence<String>) -> [String: Head]? {
         heads.withLock { cache in
             var found: [String: Head] = [:]
+            found.reserveCapacity(streams.underestimatedCount)
             for stream in streams {
                 guard let head = cache[stream] else { return nil }
                 found[stream] = head
