@@ -8,8 +8,8 @@ import JSON
 ///
 /// The payload is either a `JSONValue` or, for events built on the hottest paths, its canonical
 /// bytes written directly (`CanonicalJSONWriter`): the event store needs only those bytes (it
-/// hashes and stores them), so no value tree is built for them. Equality compares the canonical
-/// bytes, which depend only on the JSON value, so both forms of one payload are equal.
+/// hashes and stores them), so no value tree is built for them. Equality and hashing follow the
+/// JSON value (canonical bytes depend on nothing else), so both forms of one payload are equal.
 package struct EventData: Sendable, Hashable {
     package let id: UUID
     package let type: String

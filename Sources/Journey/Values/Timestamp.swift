@@ -51,7 +51,8 @@ package struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringC
 
     /// RFC 3339 in UTC with six fractional digits.
     package var rfc3339: String {
-        guard let fields = civilFields else { return wideRFC3339 }
+        let fields = civilFields
+        guard Timestamp.hasFourDigitYear(fields) else { return Timestamp.wideRFC3339(fields) }
         return String(unsafeUninitializedCapacity: 27) { buffer in
             Timestamp.write(fields, into: buffer)
             return 27
@@ -61,7 +62,8 @@ package struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringC
     /// Appends the bytes of ``rfc3339`` to `bytes` (for payloads written without a `String` per
     /// timestamp).
     package func appendRFC3339(to bytes: inout [UInt8]) {
-        guard let fields = civilFields else { return bytes.append(contentsOf: wideRFC3339.utf8) }
+        let fields = civilFields
+        guard Timestamp.hasFourDigitYear(fields) else { return bytes.append(contentsOf: Timestamp.wideRFC3339(fields).utf8) }
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: 27))
         bytes.withUnsafeMutableBufferPointer { all in
@@ -69,8 +71,10 @@ package struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringC
         }
     }
 
-    /// Year, month, day, second of the day and microseconds, when the year has four digits.
-    private var civilFields: (year: Int64, month: Int64, day: Int64, secondOfDay: Int64, fraction: Int64)? {
+    private typealias CivilFields = (year: Int64, month: Int64, day: Int64, secondOfDay: Int64, fraction: Int64)
+
+    /// Year, month, day, second of the day and microseconds.
+    private var civilFields: CivilFields {
         let micros = microsecondsSinceEpoch
         var seconds = micros / 1_000_000
         var fraction = micros % 1_000_000
@@ -79,32 +83,24 @@ package struct Timestamp: Hashable, Comparable, Sendable, Codable, CustomStringC
         var secondOfDay = seconds % 86_400
         if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
         let (year, month, day) = Timestamp.civil(fromDays: days)
-        guard (0...9999).contains(year) else { return nil }
         return (year, month, day, secondOfDay, fraction)
     }
 
+    private static func hasFourDigitYear(_ fields: CivilFields) -> Bool { (0...9999).contains(fields.year) }
+
     /// ``rfc3339`` for a year outside 0...9999 (never a recorded time; kept total).
-    private var wideRFC3339: String {
-        let micros = microsecondsSinceEpoch
-        var seconds = micros / 1_000_000
-        var fraction = micros % 1_000_000
-        if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
-        var days = seconds / 86_400
-        var secondOfDay = seconds % 86_400
-        if secondOfDay < 0 { secondOfDay += 86_400; days -= 1 }
-        let (year, month, day) = Timestamp.civil(fromDays: days)
+    private static func wideRFC3339(_ fields: CivilFields) -> String {
         func pad(_ value: Int64, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
-            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(fraction, 6))Z"
+        return "\(pad(fields.year, 4))-\(pad(fields.month, 2))-\(pad(fields.day, 2))T\(pad(fields.secondOfDay / 3600, 2)):"
+            + "\(pad(fields.secondOfDay / 60 % 60, 2)):\(pad(fields.secondOfDay % 60, 2)).\(pad(fields.fraction, 6))Z"
     }
 
     /// Writes the 27 bytes of a four-digit-year timestamp digit by digit: this runs for every
     /// event a location report makes.
-    private static func write(_ fields: (year: Int64, month: Int64, day: Int64, secondOfDay: Int64, fraction: Int64),
-                              into buffer: UnsafeMutableBufferPointer<UInt8>) {
+    private static func write(_ fields: CivilFields, into buffer: UnsafeMutableBufferPointer<UInt8>) {
         func put(_ value: Int64, _ width: Int, at end: Int) {
             var rest = value
             for index in stride(from: end - 1, through: end - width, by: -1) {
