@@ -251,11 +251,12 @@ package final class AppendStatistics: Sendable {
 
     func retried() { retries.add(1, ordering: .relaxed) }
 
-    func finished(startedAtMicros: Int64, events count: Int) {
+    /// Keeps the group that began at `startedAtMicros` if it was slow; `count` is asked only then.
+    func finished(startedAtMicros: Int64, events count: @autoclosure () -> Int) {
         let ended = MonotonicMicros.wallClock()
         guard ended - startedAtMicros >= Self.slowGroupMicros else { return }
         slow.withLock { groups in
-            groups.append(SlowGroup(startedAtMicros: startedAtMicros, endedAtMicros: ended, events: count))
+            groups.append(SlowGroup(startedAtMicros: startedAtMicros, endedAtMicros: ended, events: count()))
             if groups.count > Self.slowGroupsKept { groups.removeFirst(groups.count - Self.slowGroupsKept) }
         }
     }

@@ -15,27 +15,13 @@ package struct CanonicalJSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
-    package mutating func beginObject() {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        first = true
-    }
+    package mutating func beginObject() { open(UInt8(ascii: "{")) }
 
-    package mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        first = false
-    }
+    package mutating func endObject() { close(UInt8(ascii: "}")) }
 
-    package mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        first = true
-    }
+    package mutating func beginArray() { open(UInt8(ascii: "[")) }
 
-    package mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        first = false
-    }
+    package mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// The key of the next member; its value follows with one of the value methods.
     package mutating func key(_ key: String) {
@@ -46,49 +32,55 @@ package struct CanonicalJSONWriter {
     }
 
     package mutating func string(_ value: String) {
-        separate()
-        JSONWriter.writeString(value, to: &bytes)
-        first = false
+        scalar { JSONWriter.writeString(value, to: &$0) }
     }
 
     /// A string whose bytes `write` appends, and which needs no escaping (ASCII without `"`,
     /// `\\` or control characters, such as a timestamp's text).
     package mutating func plainString(_ write: (inout [UInt8]) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        write(&bytes)
-        bytes.append(UInt8(ascii: "\""))
-        first = false
+        scalar { bytes in
+            bytes.append(UInt8(ascii: "\""))
+            write(&bytes)
+            bytes.append(UInt8(ascii: "\""))
+        }
     }
 
     /// A finite `Double` as its exact canonical decimal; `null` for NaN and ±infinity, as
     /// `JSONNumber(value)` would fail for them.
     package mutating func number(_ value: Double) {
-        separate()
-        if let number = JSONNumber(value) {
-            number.appendCanonical(to: &bytes)
-        } else {
-            bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
-        }
-        first = false
+        scalar { JSONWriter.write(JSONNumber(value).map(JSONValue.number) ?? .null, canonical: true, to: &$0) }
     }
 
     package mutating func integer(_ value: Int) {
-        separate()
-        JSONNumber(value).appendCanonical(to: &bytes)
-        first = false
+        scalar { JSONNumber(value).appendCanonical(to: &$0) }
     }
 
     package mutating func bool(_ value: Bool) {
-        separate()
-        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
-        first = false
+        scalar { JSONWriter.write(.bool(value), canonical: true, to: &$0) }
     }
 
     /// A value that was already built, written canonically in place.
     package mutating func value(_ value: JSONValue) {
+        scalar { JSONWriter.write(value, canonical: true, to: &$0) }
+    }
+
+    /// An object or array begins: separated from what came before, and its first member or
+    /// element needs no separator.
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        JSONWriter.write(value, canonical: true, to: &bytes)
+        bytes.append(bracket)
+        first = true
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        first = false
+    }
+
+    /// A value without members: separated from what came before, then written by `write`.
+    private mutating func scalar(_ write: (inout [UInt8]) -> Void) {
+        separate()
+        write(&bytes)
         first = false
     }
 

@@ -9,9 +9,8 @@ import Synchronization
 /// commit. So whoever waited for a checkpoint (read-your-writes) finds at least that state here,
 /// and riders get a change without waiting for its document write. A batch whose commit fails
 /// invalidates the mirror; the runner reloads and folds the same (durable) events again, to the
-/// same documents. While this node's runner does
-/// not own the projection (another node does, or it is between owners) the mirror is invalid
-/// and readers must go to the table.
+/// same documents. While this node's runner does not own the projection (another node does, or
+/// it is between owners) the mirror is invalid and readers must go to the table.
 ///
 /// An observer (`observe`) hears of every reset, applied batch (only the kept collections' changes)
 /// and invalidation, right after the mirror itself changed and outside its lock: the journey

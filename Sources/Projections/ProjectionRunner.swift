@@ -109,8 +109,9 @@ package final class ProjectionRunner: Sendable {
     /// next feed page), `apply` (folding its events and draining the changed documents), `publish`
     /// (the mirror and its observer, which pushes to riders), `commit` (writing the documents with
     /// the checkpoint; the next page is read meanwhile). `readAge` sums, per batch, the time from
-    /// the recording of its last event (stamped by the committer before its transaction commits) to the runner holding the page: commit,
-    /// the gap-safe horizon and the runner being busy with the previous batch.
+    /// the recording of its last event (stamped by the committer before its transaction commits)
+    /// to the runner holding the page: commit, the gap-safe horizon and the runner being busy with
+    /// the previous batch.
     package struct Stages: Sendable, Hashable {
         package var batches: Int64 = 0
         package var events: Int64 = 0
@@ -235,10 +236,11 @@ package final class ProjectionRunner: Sendable {
     /// The next feed page is read in the background while a batch is applied, published and
     /// committed, so a batch's latency does not include reading the page after the one before it.
     /// Each batch's changes reach the mirror, and so the riders, as soon as it is folded, before
-    /// its documents are written; the checkpoint moves after that commit. Commits stay one at a time and in order: the runner waits for a batch's commit
-    /// before it takes the next page, so a failed commit (fenced, disconnected) reloads at once
-    /// and nothing after it is written. (Applying a batch while the one before it commits was
-    /// tried: a failure then went unnoticed until the next event arrived.)
+    /// its documents are written; the checkpoint moves after that commit. Commits stay one at a
+    /// time and in order: the runner waits for a batch's commit before it takes the next page, so
+    /// a failed commit (fenced, disconnected) reloads at once and nothing after it is written.
+    /// (Applying a batch while the one before it commits was tried: a failure then went unnoticed
+    /// until the next event arrived.)
     private func follow(_ readModels: ReadModelStore) async throws {
         let (lockPID, loaded) = try await pool.withConnection { connection in
             (connection.backendPID, try readModels.load(connection))
