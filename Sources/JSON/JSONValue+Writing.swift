@@ -50,6 +50,11 @@ extension JSONValue: CustomStringConvertible {
         return out
     }
 
+    /// Appends ``canonicalBytes()`` to `out` (one buffer for many documents, without an array each).
+    package func writeCanonical(to out: inout [UInt8]) {
+        JSONWriter.write(self, canonical: true, to: &out)
+    }
+
     /// ``canonicalBytes()`` as a string.
     package var canonicalString: String {
         String(decoding: canonicalBytes(), as: UTF8.self)

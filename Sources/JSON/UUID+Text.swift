@@ -3,6 +3,25 @@ import Foundation
 extension UUID {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// A random (version 4) id from the system's generator.
+    ///
+    /// The same kind of id as `UUID()`, which on Linux opens, reads and closes `/dev/urandom` for
+    /// every id; the server names every event it appends with one. This draws two words from
+    /// `SystemRandomNumberGenerator` (`getrandom`) and sets the version and variant bits.
+    package static func random() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { raw in
+            raw.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+            raw[6] = raw[6] & 0x0F | 0x40  // version 4
+            raw[8] = raw[8] & 0x3F | 0x80  // variant 10xx (RFC 9562)
+        }
+        return UUID(uuid: bytes)
+    }
+
     /// The id as lowercase 8-4-4-4-12 hex, the way the API and the hash chain spell it.
     ///
     /// The same text as `uuidString.lowercased()`, written byte by byte: Foundation formats

@@ -22,6 +22,10 @@ package struct ReadModelStore: Sendable {
 
     var quotedTable: String { Connection.quoteIdentifier(table) }
 
+    /// Between two documents of one upsert: U+001E, the record separator, which JSON text never
+    /// holds unescaped.
+    static let documentSeparator: UInt8 = 0x1E
+
     /// Where a projection stands: its checkpoint and the rebuild generation it belongs to.
     package struct Checkpoint: Sendable, Hashable {
         package let position: FeedPosition
@@ -87,21 +91,21 @@ package struct ReadModelStore: Sendable {
         let deletes = order.compactMap { latest[$0] }.filter { $0.document == nil }
         var statements: [Statement] = []
         if !upserts.isEmpty {
-            // The documents travel as one JSON array, split by `jsonb_array_elements`: written once
-            // into one buffer, with no `jsonb[]` literal whose every quote is escaped here and
-            // unescaped again by the server (as the event store's insert does).
-            var documents: [UInt8] = [UInt8(ascii: "[")]
+            // The documents travel as one text, separated by U+001E (which JSON text never holds
+            // unescaped) and split by `string_to_table`: written once into one buffer, with no
+            // `json[]` literal whose every quote is escaped here and unescaped by the server, and no
+            // JSON array the server must parse to find where each document ends.
+            var documents: [UInt8] = []
             documents.reserveCapacity(upserts.count * 1024)
             for (index, upsert) in upserts.enumerated() {
-                if index > 0 { documents.append(UInt8(ascii: ",")) }
-                upsert.document!.writeCompact(to: &documents)
+                if index > 0 { documents.append(Self.documentSeparator) }
+                upsert.document!.writeCanonical(to: &documents)
             }
-            documents.append(UInt8(ascii: "]"))
             statements.append(Statement("""
                 INSERT INTO \(quotedTable) (collection, key, document)
-                SELECT u.collection, u.key, d.value
+                SELECT u.collection, u.key, d.value::json
                 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(collection, key, ord)
-                JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
+                JOIN string_to_table($3, E'\\x1e') WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
                 ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
                 """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
                       String(decoding: documents, as: UTF8.self)], preparedName: "waymark_rm_upsert_" + name))

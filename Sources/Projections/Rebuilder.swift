@@ -108,10 +108,10 @@ package enum Rebuilder {
             let upserts = lateChanges.values.filter { $0.document != nil }
             if !upserts.isEmpty {
                 try connection.query("""
-                    INSERT INTO \(scratch) (collection, key, document) SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
+                    INSERT INTO \(scratch) (collection, key, document) SELECT * FROM unnest($1::text[], $2::text[], $3::json[])
                     ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
                     """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
-                          PostgresText.arrayLiteral(upserts.map { $0.document!.compactString })])
+                          PostgresText.arrayLiteral(upserts.map { $0.document!.canonicalString })])
             }
             try connection.execute("ALTER TABLE \(table) RENAME TO \(Connection.quoteIdentifier(plain + "_old"))")
             try connection.execute("ALTER TABLE \(scratch) RENAME TO \(table)")
@@ -165,7 +165,7 @@ package enum Rebuilder {
             out.append(UInt8(ascii: "\t"))
             PostgresText.appendCopyField(document.key, into: &out)
             out.append(UInt8(ascii: "\t"))
-            PostgresText.appendCopyField(value.compactBytes(), into: &out)
+            PostgresText.appendCopyField(value.canonicalBytes(), into: &out)
             out.append(UInt8(ascii: "\n"))
         }
         return out

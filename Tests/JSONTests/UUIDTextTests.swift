@@ -3,6 +3,29 @@ import JSON
 import Testing
 
 @Suite struct UUIDTextTests {
+    @Test func randomIdsAreVersionFourRFCVariantDistinctAndVaryInEveryFreeBit() {
+        var seen = Set<UUID>()
+        var ones = [Int](repeating: 0, count: 128)
+        let count = 4000
+        for _ in 0..<count {
+            let id = UUID.random()
+            seen.insert(id)
+            let bytes = withUnsafeBytes(of: id.uuid) { Array($0) }
+            #expect(bytes[6] >> 4 == 4, "version nibble of \(id)")
+            #expect(bytes[8] >> 6 == 0b10, "variant bits of \(id)")
+            #expect(id.uuidString.lowercased().dropFirst(14).first == "4")
+            for bit in 0..<128 where bytes[bit / 8] & (0x80 >> UInt8(bit % 8)) != 0 { ones[bit] += 1 }
+        }
+        #expect(seen.count == count)
+        // The six fixed bits never vary; each of the 122 random ones is set in about half the ids.
+        let fixed: Set<Int> = [48, 49, 50, 51, 64, 65]
+        for bit in 0..<128 where !fixed.contains(bit) {
+            #expect((count * 4 / 10)...(count * 6 / 10) ~= ones[bit], "bit \(bit) set in \(ones[bit]) of \(count)")
+        }
+        #expect(ones[49] == count && ones[48] == 0 && ones[50] == 0 && ones[51] == 0)
+        #expect(ones[64] == count && ones[65] == 0)
+    }
+
     @Test func lowercasedTextSpellsTheIdAsFoundationDoesInLowercase() {
         for _ in 0..<500 {
             let id = UUID()

@@ -211,23 +211,26 @@ func waitFor(_ what: String, seconds: Double = 30, _ condition: @Sendable () asy
         }
     }
 
-    @Test func aRebuiltTableKeepsTheStorageParametersAndCompressionOfTheTableItReplaces() async throws {
+    @Test func aRebuiltTableKeepsTheStorageParametersCompressionAndDocumentTypeOfTheTableItReplaces() async throws {
         try await TestDatabase.withTestDatabase { url in
             let storage = { @Sendable (table: String) async throws -> [String] in
                 try await Blocking.run {
                     let connection = try Connection(conninfo: url)
                     let options = try connection.query("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = $1::regclass", [table]).first?[0] ?? ""
-                    let compression = try connection.query("""
-                        SELECT attcompression::text FROM pg_attribute WHERE attrelid = $1::regclass AND attname = 'document'
-                        """, [table]).first?[0] ?? ""
-                    return [options, compression]
+                    let column = try connection.query("""
+                        SELECT attcompression::text, format_type(atttypid, atttypmod) FROM pg_attribute
+                        WHERE attrelid = $1::regclass AND attname = 'document'
+                        """, [table]).first
+                    return [options, column?[0] ?? "", column?[1] ?? ""]
                 }
             }
-            // The migrations give every read model table room for HOT updates and lz4 compression.
+            // The migrations give every read model table room for HOT updates, lz4 compression, and
+            // documents stored as json text.
             for table in ["rm_journey", "rm_fleet", "rm_route_audit", "rm_driver_feed"] {
-                let (options, compression) = try await { let s = try await storage(table); return (s[0], s[1]) }()
+                let (options, compression, type) = try await { let s = try await storage(table); return (s[0], s[1], s[2]) }()
                 #expect(options.contains("fillfactor=70"), "\(table): \(options)")
                 #expect(compression == "l", "\(table) compresses documents with lz4")
+                #expect(type == "json", "\(table) stores documents as json")
             }
             try await prepare(url)
             try await Blocking.run { try Connection(conninfo: url).execute("ALTER TABLE rm_test_counts SET (fillfactor = 70, autovacuum_vacuum_threshold = 10000)") }

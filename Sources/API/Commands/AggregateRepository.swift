@@ -126,7 +126,7 @@ final class AggregateRepository: Sendable {
     func append<A: Aggregate>(_ pending: Pending<A>, metadata: JSONValue, ids: [UUID]? = nil) throws(APIError) -> StreamAppend {
         var events: [EventData] = []
         for (index, event) in pending.events.enumerated() {
-            let id = ids?[index] ?? UUID()
+            let id = ids?[index] ?? UUID.random()
             if let canonical = A.canonicalPayload(of: event) {
                 events.append(EventData(id: id, type: A.type(of: event), canonicalData: canonical, metadata: metadata))
                 continue

@@ -183,7 +183,7 @@ package final class LocationIngestService: Sendable {
                     clientIds[id] = index
                 }
                 reports[index] = report
-                reportIds[index] = report.eventId ?? UUID()
+                reportIds[index] = report.eventId ?? UUID.random()
                 if work[report.vehicleId] == nil { order.append(report.vehicleId) }
                 work[report.vehicleId, default: []].append(index)
             }
