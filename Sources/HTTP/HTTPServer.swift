@@ -33,9 +33,8 @@ package final class HTTPServer: Sendable {
 
     /// A started daemon and the retained core its callbacks use.
     ///
-    /// `@unchecked Sendable`: the daemon pointer is only passed to MHD functions that may be
-    /// called from any thread (`MHD_quiesce_daemon`, `MHD_stop_daemon`), by the one caller that
-    /// moved the lifecycle out of `.running`.
+    /// `@unchecked Sendable`: the daemon pointer is only passed to `MHD_stop_daemon`, which may be
+    /// called from any thread, by the one caller that moved the lifecycle out of `.running`.
     private struct RunningDaemon: @unchecked Sendable {
         let daemon: OpaquePointer
         let core: ServerCore
@@ -61,9 +60,8 @@ package final class HTTPServer: Sendable {
         }
         if case .running(let running) = lifecycle {
             running.core.beginDraining()
-            let listener = MHD_quiesce_daemon(running.daemon)
             running.core.forceRemaining()
-            Self.stop(running, listener: listener)
+            Self.stop(running)
         }
     }
 
@@ -146,11 +144,18 @@ package final class HTTPServer: Sendable {
         return RunningDaemon(daemon: daemon, core: core, coreReference: coreReference)
     }
 
-    /// Stops gracefully: new connections are refused and new requests on open connections get 503
-    /// (with `Connection: close`); requests already in the handler get up to `grace` to finish
+    /// Stops gracefully: new requests, on open connections and on connections made meanwhile, get
+    /// 503 (with `Connection: close`); requests already in the handler get up to `grace` to finish
     /// (later ones are answered 503); every open stream is then finished with its
     /// `finalBytesOnShutdown`; after at most two more seconds for those last bytes the daemon
-    /// stops. Idempotent: a second call waits for the first to complete.
+    /// stops and closes the listening socket. Idempotent: a second call waits for the first.
+    ///
+    /// The daemon is not quiesced (`MHD_quiesce_daemon`), which would refuse new connections at
+    /// once: on an epoll daemon with threads of its own, libmicrohttpd 0.9.75 (Debian 12's) aborts
+    /// the process at random there. Quiescing removes the listening socket from each worker's
+    /// epoll set while a worker that already saw the daemon quiesced may be removing it too; the
+    /// loser's `epoll_ctl` fails with ENOENT, which MHD treats as fatal ("Failed to remove listen
+    /// FD from epoll set"). `MHD_stop_daemon` alone has no such race.
     package func shutdown(grace: Duration) async {
         enum Action {
             case none
@@ -194,14 +199,12 @@ package final class HTTPServer: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: grace)
         core.beginDraining()
-        let listener = MHD_quiesce_daemon(running.daemon)
-        if listener >= 0 { IPv4Endpoint.stopListening(listener) }
         await Self.wait(until: deadline) { core.inFlight.load(ordering: .relaxed) == 0 }
         core.forceRemaining()
         await Self.wait(until: clock.now.advanced(by: .seconds(2))) {
             core.inFlight.load(ordering: .relaxed) == 0 && core.openStreams == 0
         }
-        Self.stop(running, listener: listener)
+        Self.stop(running)
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state.lifecycle = .stopped }
             if case .stopping(let waiters) = state.lifecycle { return waiters }
@@ -212,9 +215,8 @@ package final class HTTPServer: Sendable {
 
     /// Stops the daemon (every suspended connection has been resumed by now), then the watcher,
     /// and releases the core the callbacks used.
-    private static func stop(_ running: RunningDaemon, listener: Int32) {
+    private static func stop(_ running: RunningDaemon) {
         MHD_stop_daemon(running.daemon)
-        if listener >= 0 { close(listener) }
         running.core.watcher.stop()
         Unmanaged<ServerCore>.fromOpaque(running.coreReference).release()
     }

@@ -3,8 +3,8 @@ import Glibc
 
 /// An IPv4 address and port in the form the socket calls take.
 ///
-/// Also holds the two raw-socket chores the server needs around libmicrohttpd: finding out why a
-/// bind failed (MHD only returns NULL) and refusing new connections after quiesce.
+/// Also finds out why a bind failed, the one raw-socket chore the server needs around
+/// libmicrohttpd (MHD only returns NULL).
 struct IPv4Endpoint: Sendable {
     let host: String
     let port: UInt16
@@ -42,12 +42,5 @@ struct IPv4Endpoint: Sendable {
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
         let result = withSocketAddress { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         return result == 0 ? nil : errno
-    }
-
-    /// Makes a quiesced listening socket refuse connections at once, instead of letting the kernel
-    /// complete handshakes into a backlog nobody accepts from. The descriptor stays open (libmicrohttpd
-    /// forbids closing it before `MHD_stop_daemon`).
-    static func stopListening(_ fd: Int32) {
-        _ = shutdown(fd, SocketConstants.shutReadWrite)
     }
 }

@@ -58,6 +58,29 @@ import Testing
         #expect(performing: { try Route.match(method: "GET", path: "/v2/providers/p/trips/t") }, throws: { ($0 as? APIError)?.code == .notFound })
     }
 
+    @Test func webhookAndAuditRoutesMatchTheirPathsOnlyAndRefuseOtherMethods() throws {
+        #expect(try WebhookRoute.match(method: "POST", path: "/v1/providers/p/webhooks") == .create(provider: "p"))
+        #expect(try WebhookRoute.match(method: "GET", path: "/v1/providers/p/webhooks") == .list(provider: "p"))
+        #expect(try WebhookRoute.match(method: "DELETE", path: "/v1/providers/p/webhooks/w-1") == .delete(provider: "p", id: "w-1"))
+        #expect(try WebhookRoute.match(method: "POST", path: "/v1/providers/p/webhooks/w-1:resume") == .resume(provider: "p", id: "w-1"))
+        for other in ["/v1/providers/p/webhooksx", "/v1/providers/p/trips/webhooks", "/v1/providers/webhooks", "/v1/providers/p/vehicles/v",
+                      "/v1/providers/p/trips/t/journey", "/v1/provider/p/webhooks"] {
+            #expect(try WebhookRoute.match(method: "GET", path: other) == nil, "\(other)")
+        }
+        #expect(performing: { try WebhookRoute.match(method: "PUT", path: "/v1/providers/p/webhooks") },
+                throws: { ($0 as? APIError)?.code == .methodNotAllowed })
+
+        #expect(try AuditRoute.match(method: "GET", path: "/v1/providers/p/trips/t/history") == .tripHistory(provider: "p", tripId: "t"))
+        #expect(try AuditRoute.match(method: "HEAD", path: "/v1/providers/p/vehicles/v/history") == .vehicleHistory(provider: "p", vehicleId: "v"))
+        #expect(try AuditRoute.match(method: "GET", path: "/v1/providers/p/trips/t/routeAudit") == .routeAudit(provider: "p", tripId: "t"))
+        for other in ["/v1/providers/p/trips/history", "/v1/providers/p/vehicles/v/routeAudit", "/v1/providers/p/trips/t/historyx",
+                      "/v1/providers/p/trips/t/history/", "/history", "/v1/providers/p/trips/t", "/v2/providers/p/trips/t/history"] {
+            #expect(try AuditRoute.match(method: "GET", path: other) == nil, "\(other)")
+        }
+        #expect(performing: { try AuditRoute.match(method: "POST", path: "/v1/providers/p/trips/t/history") },
+                throws: { ($0 as? APIError)?.code == .methodNotAllowed })
+    }
+
     @Test func pageTokensAreBoundToTheirListing() throws {
         let token = PageToken.encode("providers/p/trips/t-9", scope: "trips:p")
         #expect(try PageToken.decode(token, scope: "trips:p") == "providers/p/trips/t-9")

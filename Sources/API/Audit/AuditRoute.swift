@@ -22,7 +22,8 @@ enum AuditRoute: Sendable, Hashable {
     /// The route for a request; nil when the path is not an audit path; METHOD_NOT_ALLOWED for
     /// an audit path with another method than GET (or HEAD).
     static func match(method: String, path: String) throws(APIError) -> AuditRoute? {
-        guard path.hasPrefix("/v1/providers/") else { return nil }
+        // Most requests pass here: only paths ending in an audit resource are split into segments.
+        guard path.utf8.starts(with: "/v1/providers/".utf8), Self.endsInAuditResource(path) else { return nil }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst(3).map(String.init)
         guard segments.count == 4, !segments[0].isEmpty, !segments[2].isEmpty else { return nil }
         let provider = segments[0], id = segments[2]
@@ -37,5 +38,13 @@ enum AuditRoute: Sendable, Hashable {
             throw APIError(.methodNotAllowed, "\(method) is not allowed on \(path) (allowed: GET)")
         }
         return route
+    }
+
+    /// Whether `path` ends in `/history` or `/routeAudit`, read from its bytes.
+    private static func endsInAuditResource(_ path: String) -> Bool {
+        for suffix in ["/history".utf8, "/routeAudit".utf8] where path.utf8.count > suffix.count {
+            if path.utf8.suffix(suffix.count).elementsEqual(suffix) { return true }
+        }
+        return false
     }
 }

@@ -34,7 +34,13 @@ enum WebhookRoute: Sendable, Hashable {
 
     /// The route for a request; nil when the path is not a webhook path.
     static func match(method: String, path: String) throws(APIError) -> WebhookRoute? {
-        guard path.hasPrefix("/v1/providers/") else { return nil }
+        // Every request passes here first: look at the bytes for `{p}/webhooks` before making a
+        // String of each segment.
+        guard path.utf8.starts(with: "/v1/providers/".utf8) else { return nil }
+        let rest = path.utf8.dropFirst("/v1/providers/".utf8.count)
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+        let tail = rest[rest.index(after: slash)...]
+        guard tail.starts(with: "webhooks".utf8), tail.count == 8 || tail.dropFirst(8).first == UInt8(ascii: "/") else { return nil }
         let segments = path.dropFirst("/v1/providers/".count).split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard segments.count == 2 || segments.count == 3, !segments[0].isEmpty, segments[1] == "webhooks" else { return nil }
         let provider = segments[0]
