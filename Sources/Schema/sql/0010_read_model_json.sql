@@ -5,20 +5,19 @@
 -- `json` only checks that the text is JSON and keeps it as written. The writers write canonical
 -- JSON (members sorted by key bytes, canonical numbers), so a rebuilt document is byte for byte
 -- the live one, as it was when `jsonb` normalised them. Changing the type keeps the tables' fill
--- factor and vacuum settings but resets the column's compression, so lz4 is set again as in
--- migration 9.
-ALTER TABLE rm_journey ALTER COLUMN document TYPE json USING document::json;
-ALTER TABLE rm_fleet ALTER COLUMN document TYPE json USING document::json;
-ALTER TABLE rm_route_audit ALTER COLUMN document TYPE json USING document::json;
-ALTER TABLE rm_driver_feed ALTER COLUMN document TYPE json USING document::json;
-
+-- factor and vacuum settings but resets the column's compression, so lz4 is set again where this
+-- PostgreSQL has it, as in migration 9.
 DO $$
+DECLARE
+    name text;
 BEGIN
-    ALTER TABLE rm_journey ALTER COLUMN document SET COMPRESSION lz4;
-    ALTER TABLE rm_fleet ALTER COLUMN document SET COMPRESSION lz4;
-    ALTER TABLE rm_route_audit ALTER COLUMN document SET COMPRESSION lz4;
-    ALTER TABLE rm_driver_feed ALTER COLUMN document SET COMPRESSION lz4;
-EXCEPTION WHEN feature_not_supported THEN
-    NULL;
+    FOREACH name IN ARRAY ARRAY['rm_journey', 'rm_fleet', 'rm_route_audit', 'rm_driver_feed'] LOOP
+        EXECUTE format('ALTER TABLE %I ALTER COLUMN document TYPE json USING document::json', name);
+        BEGIN
+            EXECUTE format('ALTER TABLE %I ALTER COLUMN document SET COMPRESSION lz4', name);
+        EXCEPTION WHEN feature_not_supported THEN
+            NULL;
+        END;
+    END LOOP;
 END
 $$;
