@@ -32,8 +32,13 @@ package struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionary
     package init(_ pairs: [(String, JSONValue)]) {
         self.init()
         members.reserveCapacity(pairs.count)
+        // Keys in strictly ascending byte order are unique without looking back; records and
+        // documents built by hand list their members that way, and comparing each key with every
+        // earlier one was a few percent of a projection runner's time.
+        var ascending = true
         for (key, value) in pairs {
-            precondition(!containsKey(key), "duplicate key \(JSONError.quote(key)) in JSONObject")
+            if ascending, let last = members.last, !UTF8Key.precedes(last.key, key) { ascending = false }
+            precondition(ascending || !containsKey(key), "duplicate key \(JSONError.quote(key)) in JSONObject")
             appendNew(key, value)
         }
     }

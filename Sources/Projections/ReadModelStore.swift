@@ -87,8 +87,8 @@ package struct ReadModelStore: Sendable {
             let id = change.collection + "\u{1}" + change.key
             if latest.updateValue(change, forKey: id) == nil { order.append(id) }
         }
-        let upserts = order.compactMap { latest[$0] }.filter { $0.document != nil }
-        let deletes = order.compactMap { latest[$0] }.filter { $0.document == nil }
+        let upserts = order.compactMap { latest[$0] }.filter { !$0.isDeletion }
+        let deletes = order.compactMap { latest[$0] }.filter(\.isDeletion)
         var statements: [Statement] = []
         if !upserts.isEmpty {
             // The documents travel as one text, separated by U+001E (which JSON text never holds
@@ -99,7 +99,7 @@ package struct ReadModelStore: Sendable {
             documents.reserveCapacity(upserts.count * 1024)
             for (index, upsert) in upserts.enumerated() {
                 if index > 0 { documents.append(Self.documentSeparator) }
-                upsert.document!.writeCanonical(to: &documents)
+                upsert.writeCanonical(to: &documents)
             }
             statements.append(Statement("""
                 INSERT INTO \(quotedTable) (collection, key, document)

@@ -57,7 +57,7 @@ package enum Rebuilder {
         }
         for change in projector.drainChanges() {
             let id = change.collection + "\u{1}" + change.key
-            if change.document == nil { documents.removeValue(forKey: id) } else { documents[id] = change }
+            if change.isDeletion { documents.removeValue(forKey: id) } else { documents[id] = change }
         }
         return (position, count)
     }
@@ -105,13 +105,13 @@ package enum Rebuilder {
             guard connection.inTransaction else {
                 throw ProjectionError(.fenced, "the rebuild's session was lost before the swap; nothing was swapped")
             }
-            let upserts = lateChanges.values.filter { $0.document != nil }
+            let upserts = lateChanges.values.filter { !$0.isDeletion }
             if !upserts.isEmpty {
                 try connection.query("""
                     INSERT INTO \(scratch) (collection, key, document) SELECT * FROM unnest($1::text[], $2::text[], $3::json[])
                     ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
                     """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
-                          PostgresText.arrayLiteral(upserts.map { $0.document!.canonicalString })])
+                          PostgresText.arrayLiteral(upserts.map { String(decoding: $0.canonicalBytes!, as: UTF8.self) })])
             }
             try connection.execute("ALTER TABLE \(table) RENAME TO \(Connection.quoteIdentifier(plain + "_old"))")
             try connection.execute("ALTER TABLE \(scratch) RENAME TO \(table)")
@@ -146,10 +146,10 @@ package enum Rebuilder {
         for id in Set(liveByID.keys).union(rebuilt.keys).sorted() {
             let a = liveByID[id], b = rebuilt[id]
             let where_ = "\(readModels.table) \((a ?? b)!.collection) \((a ?? b)!.key)"
-            switch (a?.document, b?.document) {
+            switch (a?.canonicalBytes, b?.canonicalBytes) {
             case (.some, .none): differences.append("\(where_): in the live model, not in the rebuild")
             case (.none, .some): differences.append("\(where_): in the rebuild, missing from the live model")
-            case (.some(let x), .some(let y)) where x.canonicalBytes() != y.canonicalBytes():
+            case (.some(let x), .some(let y)) where x != y:
                 differences.append("\(where_): live and rebuilt documents differ")
             default: break
             }
@@ -160,12 +160,12 @@ package enum Rebuilder {
     static func copyData(_ documents: [DocumentChange]) -> [UInt8] {
         var out: [UInt8] = []
         for document in documents {
-            guard let value = document.document else { continue }
+            guard let bytes = document.canonicalBytes else { continue }
             PostgresText.appendCopyField(document.collection, into: &out)
             out.append(UInt8(ascii: "\t"))
             PostgresText.appendCopyField(document.key, into: &out)
             out.append(UInt8(ascii: "\t"))
-            PostgresText.appendCopyField(value.canonicalBytes(), into: &out)
+            PostgresText.appendCopyField(bytes, into: &out)
             out.append(UInt8(ascii: "\n"))
         }
         return out

@@ -9,12 +9,71 @@ import JSON
 package struct DocumentChange: Sendable, Hashable {
     package let collection: String
     package let key: String
-    package let document: JSONValue?
+    private let body: Body
+
+    /// A document as a value, or as the canonical bytes a projection wrote straight away (the
+    /// records rewritten at every location report, which never need a value tree).
+    private enum Body: Sendable {
+        case value(JSONValue?)
+        case canonical([UInt8])
+    }
 
     package init(collection: String, key: String, document: JSONValue?) {
         self.collection = collection
         self.key = key
-        self.document = document
+        self.body = .value(document)
+    }
+
+    /// A document given as its canonical bytes (``JSONValue/canonicalBytes()`` of its value),
+    /// written by a `CanonicalJSONWriter`.
+    package init(collection: String, key: String, canonical: [UInt8]) {
+        self.collection = collection
+        self.key = key
+        self.body = .canonical(canonical)
+    }
+
+    /// The document; nil for a deletion. One given as bytes is parsed here (for loading, mirrors
+    /// and tests; the store writes the bytes as they are).
+    package var document: JSONValue? {
+        switch body {
+        case .value(let value): value
+        case .canonical(let bytes):
+            // Written by a `CanonicalJSONWriter` from a record: it always parses.
+            (try? JSONValue.parse(bytes)) ?? { preconditionFailure("a document written as canonical bytes does not parse") }()
+        }
+    }
+
+    /// Whether this change deletes the document.
+    package var isDeletion: Bool {
+        if case .value(nil) = body { return true }
+        return false
+    }
+
+    /// Appends the document's canonical bytes; nothing for a deletion.
+    package func writeCanonical(to out: inout [UInt8]) {
+        switch body {
+        case .value(let value): value?.writeCanonical(to: &out)
+        case .canonical(let bytes): out.append(contentsOf: bytes)
+        }
+    }
+
+    /// The document's canonical bytes; nil for a deletion.
+    package var canonicalBytes: [UInt8]? {
+        switch body {
+        case .value(let value): value?.canonicalBytes()
+        case .canonical(let bytes): bytes
+        }
+    }
+
+    /// Equal when they address the same document and hold the same JSON, in whichever form.
+    package static func == (lhs: DocumentChange, rhs: DocumentChange) -> Bool {
+        lhs.collection == rhs.collection && lhs.key == rhs.key && lhs.canonicalBytes == rhs.canonicalBytes
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(collection)
+        hasher.combine(key)
+        hasher.combine(canonicalBytes)
     }
 }
 

@@ -128,12 +128,32 @@ extension FleetResourceProjection.VehicleRecord {
     }
 }
 
+extension FleetResourceProjection.VehicleRecord {
+    /// ``recordValue``'s canonical bytes, written without building it.
+    var recordBytes: [UInt8] {
+        var writer = CanonicalJSONWriter(capacity: 768)
+        writer.beginObject()
+        if let currentRouteSegmentVersion { writer.key("currentRouteSegmentVersion"); writer.plainString(currentRouteSegmentVersion.appendRFC3339) }
+        if let firstWaypointSince { writer.key("firstWaypointSince"); writer.plainString(firstWaypointSince.appendRFC3339) }
+        writer.key("provider")
+        writer.string(provider)
+        if let remainingRoute { writer.key("remainingRoute"); writer.value(RecordJSON.generic(remainingRoute)) }
+        if let routeSegment { writer.key("routeSegment"); writer.value(RecordJSON.generic(routeSegment)) }
+        writer.key("state")
+        state.writeRecord(to: &writer)
+        if let waypointsVersion { writer.key("waypointsVersion"); writer.plainString(waypointsVersion.appendRFC3339) }
+        writer.endObject()
+        return writer.bytes
+    }
+}
+
 extension FleetResourceProjection {
-    /// Keys of vehicle records whose hand-built document (`VehicleRecord.recordValue`) differs
-    /// from the generic encoder's, byte for byte; empty when every one agrees (a check for tests).
+    /// Keys of vehicle records whose hand-built document (`VehicleRecord.recordValue`), or the
+    /// canonical bytes written without it (`recordBytes`), differ from the generic encoder's; empty when every one agrees (a check for tests).
     package var recordEncodingMismatches: [String] {
         vehicles.compactMap { key, record in
-            record.recordValue.compactBytes() == RecordJSON.generic(record).compactBytes() ? nil : key
+            let generic = RecordJSON.generic(record)
+            return record.recordValue.compactBytes() == generic.compactBytes() && record.recordBytes == generic.canonicalBytes() ? nil : key
         }.sorted()
     }
 }

@@ -103,7 +103,9 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
             case Self.tripStatesCollection:
                 document = trips[address.key].map { RecordJSON.generic($0) }
             case Self.vehicleStatesCollection:
-                document = vehicles[address.key].map(\.recordValue)
+                // Rewritten at every location report: written as bytes, never as a value tree.
+                guard let record = vehicles[address.key] else { return DocumentChange(collection: address.collection, key: address.key, document: nil) }
+                return DocumentChange(collection: address.collection, key: address.key, canonical: record.recordBytes)
             default:
                 return nil
             }

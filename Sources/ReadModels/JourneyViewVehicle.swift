@@ -175,3 +175,33 @@ extension JourneyViewVehicle {
         return .object(JSONObject(members))
     }
 }
+
+extension JourneyViewVehicle {
+    /// ``recordValue``'s canonical bytes, written without building it.
+    var recordBytes: [UInt8] {
+        var writer = CanonicalJSONWriter(capacity: 1280)
+        writer.beginObject()
+        if let remainingRoute { writer.key("remainingRoute"); writer.value(RecordJSON.generic(remainingRoute)) }
+        writer.key("samples")
+        writer.beginArray()
+        for sample in samples {
+            writer.beginObject()
+            writer.key("point")
+            writer.beginObject()
+            writer.key("latitude")
+            writer.number(sample.point.latitude)
+            writer.key("longitude")
+            writer.number(sample.point.longitude)
+            writer.endObject()
+            writer.key("time")
+            writer.plainString(sample.time.appendRFC3339)
+            writer.endObject()
+        }
+        writer.endArray()
+        if let segment { writer.key("segment"); writer.value(RecordJSON.generic(segment)) }
+        writer.key("vehicle")
+        vehicle.writeRecord(to: &writer)
+        writer.endObject()
+        return writer.bytes
+    }
+}

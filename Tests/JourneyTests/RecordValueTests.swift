@@ -9,6 +9,36 @@ import Testing
         try JSONValueEncoder().encode(state).compactString
     }
 
+    /// The record written without a value tree, and the canonical bytes of the generic encoding.
+    static func written(_ state: Vehicle.State) throws -> (written: String, canonical: String) {
+        var writer = CanonicalJSONWriter()
+        state.writeRecord(to: &writer)
+        return (String(decoding: writer.bytes, as: UTF8.self), String(decoding: try JSONValueEncoder().encode(state).canonicalBytes(), as: UTF8.self))
+    }
+
+    @Test func aVehicleStateWrittenWithoutAValueTreeIsTheCanonicalBytesOfItsGenericEncodingAfterEveryKindOfEvent() throws {
+        var state = Vehicle.State()
+        var pair = try Self.written(state)
+        #expect(pair.written == pair.canonical)
+        for event in EventSamples.vehicle {
+            state = Vehicle.evolve(state, with: event)
+            pair = try Self.written(state)
+            #expect(pair.written == pair.canonical, "after \(event.type)")
+        }
+        var full = state
+        for event in EventSamples.vehicle where !(event.type.hasSuffix("Deleted")) { full = Vehicle.evolve(full, with: event) }
+        full.lastLocation = EventSamples.location
+        full.waypointsVersion = EventSamples.at
+        full.currentRouteSegmentVersion = EventSamples.at
+        full.lastUpdatedAt = EventSamples.at
+        full.currentTrips = [Vehicle.CurrentTrip(tripId: "t-\"9\"", tripType: .shared, numberOfPassengers: 2)]
+        full.offers = [Vehicle.TripOffer(tripId: "t-9", expiresAt: EventSamples.at, offeredAt: EventSamples.at)]
+        full.followedRoute = Vehicle.FollowedRoute(tripId: "t-9", encodedPath: "_p~iF~ps|U_ulLnnqC")
+        #expect(!full.waypoints.isEmpty && !full.attributes.isEmpty && full.licensePlate != nil, "the fold sets these")
+        pair = try Self.written(full)
+        #expect(pair.written == pair.canonical)
+    }
+
     @Test func aVehicleStateFoldedThroughEveryKindOfEventEncodesAsTheGenericEncoderDoes() throws {
         var state = Vehicle.State()
         #expect(state.recordValue.compactString == (try Self.generic(state)))
@@ -36,6 +66,8 @@ import Testing
         state.lastLocation = location
         state.maximumCapacity = Int(number.magnitude.truncatingRemainder(dividingBy: 1000))
         #expect(state.recordValue.compactString == (try Self.generic(state)))
+        let pair = try Self.written(state)
+        #expect(pair.written == pair.canonical)
     }
 
     static func codable(_ json: JSONValue) -> Vehicle.Event.LocationReported? {

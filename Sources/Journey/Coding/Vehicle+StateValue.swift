@@ -92,3 +92,51 @@ extension Vehicle.State {
         return .object(JSONObject(members))
     }
 }
+
+extension Vehicle.State {
+    /// ``recordValue`` written canonically without building it: the same members, in the same key
+    /// order (the tests compare the bytes with the value's canonical bytes after every kind of event).
+    package func writeRecord(to writer: inout CanonicalJSONWriter) {
+        writer.beginObject()
+        writer.key("attributes")
+        if attributes.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(attributes)) }
+        writer.key("backToBackEnabled")
+        writer.bool(backToBackEnabled)
+        if let currentRouteSegmentVersion { writer.key("currentRouteSegmentVersion"); writer.plainString(currentRouteSegmentVersion.appendRFC3339) }
+        writer.key("currentTrips")
+        if currentTrips.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(currentTrips)) }
+        writer.key("exists")
+        writer.bool(exists)
+        if let followedRoute { writer.key("followedRoute"); writer.value(RecordJSON.generic(followedRoute)) }
+        writer.key("isOffRoute")
+        writer.bool(isOffRoute)
+        if let lastLocation { writer.key("lastLocation"); lastLocation.writeCanonical(to: &writer) }
+        if let lastUpdatedAt { writer.key("lastUpdatedAt"); writer.plainString(lastUpdatedAt.appendRFC3339) }
+        if let licensePlate { writer.key("licensePlate"); writer.value(RecordJSON.generic(licensePlate)) }
+        writer.key("maximumCapacity")
+        writer.integer(maximumCapacity)
+        writer.key("navigationStatus")
+        writer.string(navigationStatus.rawValue)
+        writer.key("offRouteReportCount")
+        writer.integer(offRouteReportCount)
+        writer.key("offers")
+        if offers.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(offers)) }
+        writer.key("supportedTripTypes")
+        writer.beginArray()
+        for type in supportedTripTypes { writer.string(type.rawValue) }
+        writer.endArray()
+        writer.key("vehicleId")
+        writer.string(vehicleId)
+        writer.key("vehicleState")
+        writer.string(vehicleState.rawValue)
+        writer.key("vehicleType")
+        writer.beginObject()
+        writer.key("category")
+        writer.string(vehicleType.category.rawValue)
+        writer.endObject()
+        writer.key("waypoints")
+        if waypoints.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(waypoints)) }
+        if let waypointsVersion { writer.key("waypointsVersion"); writer.plainString(waypointsVersion.appendRFC3339) }
+        writer.endObject()
+    }
+}
