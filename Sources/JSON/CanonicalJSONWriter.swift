@@ -24,9 +24,20 @@ package struct CanonicalJSONWriter {
     package mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// The key of the next member; its value follows with one of the value methods.
-    package mutating func key(_ key: String) {
+    ///
+    /// Keys are the literal member names of the records and payloads written here, so their bytes
+    /// are copied as they are when nothing in them needs escaping (always, for names like these).
+    package mutating func key(_ key: StaticString) {
         separate()
-        JSONWriter.writeString(key, to: &bytes)
+        key.withUTF8Buffer { name in
+            if name.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: name)
+                bytes.append(UInt8(ascii: "\""))
+            } else {
+                JSONWriter.writeString(String(decoding: name, as: UTF8.self), to: &bytes)
+            }
+        }
         bytes.append(UInt8(ascii: ":"))
         first = true  // the value that follows needs no separator
     }

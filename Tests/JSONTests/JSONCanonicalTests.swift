@@ -110,9 +110,10 @@ import Testing
         writer.endArray()
         writer.key("b"); writer.value(try JSONValue.parse(#"{"z": 1.50, "m": [1e2]}"#))
         writer.key("c"); writer.number(4.2e300)
+        writer.key("d\"\\\u{1}"); writer.integer(0)
         writer.endObject()
         let value = try JSONValue.parse(writer.bytes)
         #expect(writer.bytes == value.canonicalBytes(), "\(String(decoding: writer.bytes, as: UTF8.self))")
-        #expect(value == (try JSONValue.parse(#"{"a":[{"x":0.00001,"y":0},[],"q\"\\\b\u001f/é",-12,true,false,null,{}],"b":{"m":[100],"z":1.5},"c":4.2e300}"#)))
+        #expect(value == (try JSONValue.parse(#"{"a":[{"x":0.00001,"y":0},[],"q\"\\\b\u001f/é",-12,true,false,null,{}],"b":{"m":[100],"z":1.5},"c":4.2e300,"d\"\\\u0001":0}"#)))
     }
 }
