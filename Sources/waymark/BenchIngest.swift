@@ -45,6 +45,8 @@ struct BenchIngest {
         var requests: Int
         var rate: Double
         var events: Int
+        /// The share of the reports sent that were appended (all but the REJECTED ones).
+        var accepted: Double = 1
         var elapsedSeconds: Double
         var wrkP50: String
         var wrkP99: String
@@ -155,10 +157,15 @@ struct BenchIngest {
                     let acked = acknowledged.load(ordering: .relaxed)
                     let eventsPerRequest = item.ingest ? reportsPerRequest : 1
                     let grown = try await raw.count("events") - before
+                    // Reports answered REJECTED are not appended (STALE ones are, as every stale
+                    // report is); wrk counts both in the answers it read.
+                    let (stale, rejected) = item.ingest ? Self.staleAndRejected(outcome.stdout) : (0, 0)
+                    let expected = acked * eventsPerRequest - rejected
                     // Requests in flight when wrk stopped were still carried out, but their answers
                     // found the connection closed: at most one per connection goes unacknowledged.
-                    guard grown >= acked * eventsPerRequest, grown <= (acked + item.connections) * eventsPerRequest, grown % eventsPerRequest == 0 else {
-                        throw BenchFailure("\(item.name): the server acknowledged \(acked) requests (\(acked * eventsPerRequest) events) but events grew by \(grown)")
+                    guard grown >= expected, grown <= (acked + item.connections) * eventsPerRequest,
+                          rejected > 0 || grown % eventsPerRequest == 0 else {
+                        throw BenchFailure("\(item.name): the server acknowledged \(acked) requests (\(expected) events to append; \(stale) stale, \(rejected) rejected) but events grew by \(grown)")
                     }
                     let result = BenchHTTP.parse(name: item.name, wrk: outcome.stdout, served: durations)
                     guard result.errors == 0 else { throw BenchFailure("\(item.name): \(result.errors) responses were not 2xx") }
@@ -167,8 +174,13 @@ struct BenchIngest {
                     let after = store.appendStatistics
                     let transactions = after.fastPathGroups + after.lockingGroups - statistics.fastPathGroups - statistics.lockingGroups
                     let events = after.events - statistics.events
+                    if stale + rejected > 0 {
+                        notes.append("\(item.name): \(BenchTable.grouped(stale)) reports answered STALE (appended) and \(BenchTable.grouped(rejected)) REJECTED (not appended, not counted in events/s)")
+                    }
                     notes.append("\(item.name): \(BenchTable.grouped(events)) events committed in \(BenchTable.grouped(transactions)) transactions (\(String(format: "%.1f", Double(events) / Double(max(1, transactions)))) per transaction), \(after.retries - statistics.retries) retried groups")
-                    measured.append((item, Measured(name: item.name, requests: result.requests, rate: result.rate, events: result.requests * eventsPerRequest,
+                    let offered = result.requests * eventsPerRequest
+                    measured.append((item, Measured(name: item.name, requests: result.requests, rate: result.rate, events: offered,
+                                                    accepted: offered == 0 ? 1 : Double(max(0, offered - rejected)) / Double(offered),
                                                     elapsedSeconds: Double(duration), wrkP50: result.wrkP50, wrkP99: result.wrkP99,
                                                     serverP50: result.serverP50, serverP99: result.serverP99)))
                     logger.info("\(item.name): \(String(format: "%.0f", result.rate)) requests/s")
@@ -257,7 +269,30 @@ struct BenchIngest {
           for j = 1, per do parts[j] = h[j] .. id .. t[j] end
           return wrk.format("POST", path, headers, '{"reports":[' .. table.concat(parts, ",") .. ']}')
         end
+        -- Reports answered STALE (appended) and REJECTED (not appended): counted per thread, summed in done.
+        stale, rejected = 0, 0
+        local threads = {}
+        function setup(thread) table.insert(threads, thread) end
+        response = function(status, headers, body)
+          if status ~= 200 then return end
+          local _, s = string.gsub(body, '"status":"STALE"', '')
+          local _, r = string.gsub(body, '"status":"REJECTED"', '')
+          stale, rejected = stale + s, rejected + r
+        end
+        done = function(summary, latency, requests)
+          local s, r = 0, 0
+          for _, thread in ipairs(threads) do s, r = s + thread:get("stale"), r + thread:get("rejected") end
+          io.write(string.format("reports answered: %d stale, %d rejected\\n", s, r))
+        end
         """
+    }
+
+    /// The counts of reports answered STALE and REJECTED, from the line the ingest script's `done` writes.
+    static func staleAndRejected(_ wrkOutput: String) -> (stale: Int, rejected: Int) {
+        let prefix = "reports answered: "
+        guard let line = wrkOutput.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return (0, 0) }
+        let numbers = line.dropFirst(prefix.count).split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : (0, 0)
     }
 
     func render(ceiling: BenchTable.Row, inserts: BenchTable.Row, measured: [(Case, Measured)], version: String, notes extra: [String], format: BenchTable.Format) -> String {
@@ -269,7 +304,7 @@ struct BenchIngest {
         ]
         var verdicts: [String] = []
         for (item, m) in measured {
-            let rate = item.ingest ? m.rate * Double(reportsPerRequest) : m.rate
+            let rate = item.ingest ? m.rate * Double(reportsPerRequest) * m.accepted : m.rate
             let reference = item.ingest ? ceiling.rate : inserts.rate
             let ratio = reference > 0 ? rate / reference : 0
             let target = item.ingest ? 0.40 : 1.5

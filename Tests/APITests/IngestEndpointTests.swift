@@ -138,6 +138,40 @@ import TestSupport
         }
     }
 
+    /// Telematics gateways with many connections send batches whose vehicles overlap. Batches
+    /// that name the same vehicles at the same time must each be settled (every report ACCEPTED or
+    /// STALE), not aborted after rounds of conflicts between them.
+    @Test func manyBatchesForTheSameVehiclesAtOnceAreAllSettledWithoutAborting() async throws {
+        try await TestServer.with { server in
+            let vehicles = (0..<60).map { "v-\($0)" }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0..<6 {
+                    group.addTask { for vehicle in vehicles[(lane * 10)..<(lane * 10 + 10)] { try await server.createVehicle(vehicle) } }
+                }
+                try await group.waitForAll()
+            }
+            let before = try await server.eventCount()
+            let batches = 16
+            let statuses = try await withThrowingTaskGroup(of: [String].self) { group in
+                for batch in 0..<batches {
+                    group.addTask {
+                        let body = Self.batch(vehicles.map { Self.report($0, latitude: 52.5 + Double(batch) * 0.001) })
+                        let (status, answer) = try await server.json("POST", Self.path, body)
+                        #expect(status == 200, "\(answer)")
+                        let results = Self.results(answer)
+                        if let refused = results.first(where: { $0["status"]?.stringValue == "REJECTED" }) { Issue.record("batch \(batch): \(refused)") }
+                        return results.map { $0["status"]?.stringValue ?? "?" }
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0 += $1 }
+            }
+            #expect(statuses.count == batches * vehicles.count)
+            #expect(statuses.allSatisfy { $0 == "ACCEPTED" || $0 == "STALE" }, "\(Dictionary(grouping: statuses, by: { $0 }).mapValues(\.count))")
+            // Accepted and stale reports are recorded, one event each; nothing else.
+            #expect(try await server.eventCount() == before + Int64(batches * vehicles.count))
+        }
+    }
+
     @Test func aRetriedBatchWithTheSameEventIdsGetsTheSameAnswerAndAppendsNothing() async throws {
         try await TestServer.with { server in
             try await server.createVehicle("v-1")

@@ -33,6 +33,8 @@ package final class LocationIngestService: Sendable {
 
     let repository: AggregateRepository
     let clock: @Sendable () -> Timestamp
+    /// Batches of this process that name the same vehicles take turns (see `StreamLeases`).
+    let leases = StreamLeases()
 
     init(repository: AggregateRepository, clock: @escaping @Sendable () -> Timestamp) {
         self.repository = repository
@@ -53,8 +55,20 @@ package final class LocationIngestService: Sendable {
         }
         var batch = Batch(provider: provider, count: entries.count)
         for (index, entry) in entries.enumerated() { batch.admit(entry, at: index, caller: caller) }
+        // From the decisions to the commit, no other batch of this process writes these vehicles.
+        let leased = await leases.acquire(batch.order.map { AggregateRepository.vehicleStream(provider: provider, vehicleId: $0) })
+        do {
+            let outcomes = try await settle(&batch, provider: provider, metadata: context.metadata)
+            leases.release(leased)
+            return outcomes
+        } catch {
+            leases.release(leased)
+            throw error
+        }
+    }
 
-        let metadata = context.metadata
+    /// Decides and appends the admitted reports of `batch`, in rounds until each is settled.
+    private func settle(_ batch: inout Batch, provider: String, metadata: JSONValue) async throws(APIError) -> [Outcome] {
         for attempt in 1...Self.attempts {
             guard batch.hasWork else { break }
             let now = clock()
