@@ -63,7 +63,7 @@ enum BenchCommand {
                     outcome = .success(try await BenchExport(events: events, url: url, logger: logger).run().render(format))
                 } else if ingest {
                     var bench = BenchIngest(url: url, seconds: try flags.int("seconds", default: 10), vehicles: try flags.int("vehicles", default: 10_000),
-                                            reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 4),
+                                            reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 16),
                                             updateConnections: try flags.int("connections", default: 64), logger: logger)
                     bench.only = Set((flags.value("cases") ?? "").split(separator: ",").map(String.init))
                     let unknown = bench.only.subtracting(["update", "ingest", "ingest-alone"])

@@ -17,8 +17,10 @@ import Synchronization
 /// then the real server stack in this process (event store, all projection runners, REST API,
 /// HTTP server on a free loopback port) with `vehicles` registered vehicles, driven by `wrk`:
 /// - `reportLocations` with `reportsPerRequest` reports a request, each for another vehicle and with
-///   an `eventId` of its own, from `ingestConnections` connections — reported as events/s against
-///   the COPY ceiling (target ≥ 0.40);
+///   an `eventId` of its own, from `ingestConnections` connections (16 by default, as a gateway
+///   with many connections sends; with 4 the server waited for commits with part of the CPU idle,
+///   and requests for the same vehicles never met) — reported as events/s against the COPY
+///   ceiling (target ≥ 0.40);
 /// - UpdateVehicle with one `lastLocation` from `updateConnections` connections, each request for
 ///   another vehicle — reported as requests/s against the 8-client INSERT rate (target ≥ 1.5).
 ///
