@@ -16,14 +16,14 @@ import Testing
         return (String(decoding: writer.bytes, as: UTF8.self), String(decoding: try JSONValueEncoder().encode(state).canonicalBytes(), as: UTF8.self))
     }
 
-    @Test func aVehicleStateWrittenWithoutAValueTreeIsTheCanonicalBytesOfItsGenericEncodingAfterEveryKindOfEvent() throws {
+    /// A vehicle state before any event, after each kind of event, and with every member and list
+    /// set at once (the fold leaves some lists empty again), each with what it shows.
+    static func states() throws -> [(String, Vehicle.State)] {
+        var states: [(String, Vehicle.State)] = [("initial", Vehicle.State())]
         var state = Vehicle.State()
-        var pair = try Self.written(state)
-        #expect(pair.written == pair.canonical)
         for event in EventSamples.vehicle {
             state = Vehicle.evolve(state, with: event)
-            pair = try Self.written(state)
-            #expect(pair.written == pair.canonical, "after \(event.type)")
+            states.append(("after \(event.type)", state))
         }
         var full = state
         for event in EventSamples.vehicle where !(event.type.hasSuffix("Deleted")) { full = Vehicle.evolve(full, with: event) }
@@ -35,25 +35,21 @@ import Testing
         full.offers = [Vehicle.TripOffer(tripId: "t-9", expiresAt: EventSamples.at, offeredAt: EventSamples.at)]
         full.followedRoute = Vehicle.FollowedRoute(tripId: "t-9", encodedPath: "_p~iF~ps|U_ulLnnqC")
         #expect(!full.waypoints.isEmpty && !full.attributes.isEmpty && full.licensePlate != nil, "the fold sets these")
-        pair = try Self.written(full)
-        #expect(pair.written == pair.canonical)
+        states.append(("with every member set", full))
+        return states
+    }
+
+    @Test func aVehicleStateWrittenWithoutAValueTreeIsTheCanonicalBytesOfItsGenericEncodingAfterEveryKindOfEvent() throws {
+        for (label, state) in try Self.states() {
+            let pair = try Self.written(state)
+            #expect(pair.written == pair.canonical, "\(label)")
+        }
     }
 
     @Test func aVehicleStateFoldedThroughEveryKindOfEventEncodesAsTheGenericEncoderDoes() throws {
-        var state = Vehicle.State()
-        #expect(state.recordValue.compactString == (try Self.generic(state)))
-        for event in EventSamples.vehicle {
-            state = Vehicle.evolve(state, with: event)
-            #expect(state.recordValue.compactString == (try Self.generic(state)), "after \(event.type)")
+        for (label, state) in try Self.states() {
+            #expect(state.recordValue.compactString == (try Self.generic(state)), "\(label)")
         }
-        // The fold above leaves some lists empty again; a state with every member set at once.
-        var full = state
-        for event in EventSamples.vehicle where !(event.type.hasSuffix("Deleted")) { full = Vehicle.evolve(full, with: event) }
-        full.lastLocation = EventSamples.location
-        full.waypointsVersion = EventSamples.at
-        full.currentRouteSegmentVersion = EventSamples.at
-        full.lastUpdatedAt = EventSamples.at
-        #expect(full.recordValue.compactString == (try Self.generic(full)))
     }
 
     @Test(arguments: [0.0, -0.0, 1.0, 90.0, -179.5, 0.5, 12.75, 1e-7, 123456789012.0, 1e21, 4.2e300, 52.5200001, 1.0 / 3.0])
