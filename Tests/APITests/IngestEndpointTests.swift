@@ -371,6 +371,32 @@ import TestSupport
         }
     }
 
+    /// A vehicle's location sent many times at once (a driver app retrying, a dispatcher and the
+    /// app together), and a batch naming it meanwhile: every call is applied, none aborted.
+    @Test func manyUpdateVehicleCallsForOneVehicleAtOnceAreAllApplied() async throws {
+        try await TestServer.with { server in
+            try await server.createVehicle("v-1")
+            let before = try await Self.transactions(server, type: "VehicleLocationReported")
+            let requests = 48
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<requests {
+                    group.addTask {
+                        let (status, body) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-1?updateMask=lastLocation",
+                                                                   #"{"lastLocation":{"location":{"latitude":52.5,"longitude":13.4},"heading":\#(n % 360)}}"#)
+                        #expect(status == 200, "\(body)")
+                    }
+                }
+                group.addTask {
+                    let (status, body) = try await server.json("POST", Self.path, Self.batch([Self.report("v-1"), Self.report("v-1", latitude: 52.52)]))
+                    #expect(status == 200 && Self.results(body).allSatisfy { $0["status"]?.stringValue != "REJECTED" }, "\(body)")
+                }
+                try await group.waitForAll()
+            }
+            let after = try await Self.transactions(server, type: "VehicleLocationReported")
+            #expect(after.events - before.events == Int64(requests + 2))
+        }
+    }
+
     /// The projection runners, the arrival detector and the webhook dispatcher of a node all read
     /// each new event; the runners that settle before reading (fleet, route audit, driver feed)
     /// find the pages the journey runner read a moment before in the node's feed cache.

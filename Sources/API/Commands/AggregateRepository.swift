@@ -22,6 +22,8 @@ struct Loaded<State: Sendable>: Sendable {
 /// the store (catching up from the cached version), and decides again.
 final class AggregateRepository: Sendable {
     let store: EventStore
+    /// Writers of this process that name the same streams take turns (see `StreamLeases`).
+    let leases = StreamLeases()
     /// A cached stream: a committed state and its version, and whether a conflict showed it is behind.
     private struct Entry<State: Sendable>: Sendable {
         var loaded: Loaded<State>

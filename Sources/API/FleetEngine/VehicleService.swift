@@ -96,8 +96,25 @@ package final class VehicleService: Sendable {
         var after: Vehicle.State?
     }
 
+    /// Decides and appends `plan` on the vehicle's state, again on a newer state while other writers
+    /// of other nodes move the stream. Writers of this node take turns on the vehicle (its stream
+    /// lease, shared with batch ingest): many updates of one vehicle at once are applied one after
+    /// the other, none aborted by the others.
     private func mutate(provider: String, vehicleId: String, context: CommandContext,
                         plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) -> Write {
+        let leased = await repository.leases.acquire([AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId)])
+        do {
+            let write = try await decideAndAppend(provider: provider, vehicleId: vehicleId, context: context, plan: plan)
+            repository.leases.release(leased)
+            return write
+        } catch {
+            repository.leases.release(leased)
+            throw error
+        }
+    }
+
+    private func decideAndAppend(provider: String, vehicleId: String, context: CommandContext,
+                                 plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) -> Write {
         var write = Write()
         for attempt in 1...Self.attempts {
             let loaded = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)

@@ -33,8 +33,6 @@ package final class LocationIngestService: Sendable {
 
     let repository: AggregateRepository
     let clock: @Sendable () -> Timestamp
-    /// Batches of this process that name the same vehicles take turns (see `StreamLeases`).
-    let leases = StreamLeases()
 
     init(repository: AggregateRepository, clock: @escaping @Sendable () -> Timestamp) {
         self.repository = repository
@@ -56,13 +54,13 @@ package final class LocationIngestService: Sendable {
         var batch = Batch(provider: provider, count: entries.count)
         for (index, entry) in entries.enumerated() { batch.admit(entry, at: index, caller: caller) }
         // From the decisions to the commit, no other batch of this process writes these vehicles.
-        let leased = await leases.acquire(batch.order.map { AggregateRepository.vehicleStream(provider: provider, vehicleId: $0) })
+        let leased = await repository.leases.acquire(batch.order.map { AggregateRepository.vehicleStream(provider: provider, vehicleId: $0) })
         do {
             let outcomes = try await settle(&batch, provider: provider, metadata: context.metadata)
-            leases.release(leased)
+            repository.leases.release(leased)
             return outcomes
         } catch {
-            leases.release(leased)
+            repository.leases.release(leased)
             throw error
         }
     }
