@@ -212,28 +212,23 @@ package struct JourneyViewProjection: ReadModelProjection {
 
     package mutating func drainChanges() -> [DocumentChange] {
         // Vehicle states are rewritten at every location report: written as bytes, never as value trees.
-        var vehicleStates: [Address: [UInt8]] = [:]
+        var changes: [DocumentChange] = []
         for key in dirtyStates {
-            let address = Address(collection: Self.stateCollection, key: key)
             // Keys name their kind, as in `load` (a vehicle let go from memory must not be looked up for a trip).
             if Self.isTripKey(key) {
                 let state: JSONValue? = trips[key].map { RecordJSON.generic($0) }
-                pending[address] = .some(state)  // nil: the trip's state is deleted
+                pending[Address(collection: Self.stateCollection, key: key)] = .some(state)  // nil: the trip's state is deleted
             } else if let vehicle = vehicles[key] {
-                vehicleStates[address] = vehicle.recordBytes
-                pending.removeValue(forKey: address)
+                changes.append(DocumentChange(collection: Self.stateCollection, key: key, canonical: vehicle.recordBytes))
             } else {
-                pending[address] = .some(nil)
+                pending[Address(collection: Self.stateCollection, key: key)] = .some(nil)
             }
         }
         dirtyStates = []
         drainAccess()
-        let changes = Set(pending.keys).union(vehicleStates.keys).sorted().map { address in
-            if let bytes = vehicleStates[address] { return DocumentChange(collection: address.collection, key: address.key, canonical: bytes) }
-            return DocumentChange(collection: address.collection, key: address.key, document: pending[address] ?? nil)
-        }
+        changes += pending.map { DocumentChange(collection: $0.key.collection, key: $0.key.key, document: $0.value) }
         pending = [:]
-        return changes
+        return changes.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
     }
 
     /// Whether a state key names a trip (`providers/{p}/trips/{t}`) or a vehicle

@@ -187,12 +187,7 @@ extension JourneyViewVehicle {
         for sample in samples {
             writer.beginObject()
             writer.key("point")
-            writer.beginObject()
-            writer.key("latitude")
-            writer.number(sample.point.latitude)
-            writer.key("longitude")
-            writer.number(sample.point.longitude)
-            writer.endObject()
+            RecordJSON.writeLatLng(sample.point, to: &writer)
             writer.key("time")
             writer.plainString(sample.time.appendRFC3339)
             writer.endObject()

@@ -343,6 +343,13 @@ import TestSupport
         }
     }
 
+    /// UpdateVehicle with one `lastLocation`; expects 200.
+    static func updateLocation(_ server: TestServer, vehicle: String, heading: Int) async throws {
+        let (status, body) = try await server.json("PUT", "/v1/providers/acme/vehicles/\(vehicle)?updateMask=lastLocation",
+                                                   #"{"lastLocation":{"location":{"latitude":52.5,"longitude":13.4},"heading":\#(heading)}}"#)
+        #expect(status == 200, "\(body)")
+    }
+
     @Test func concurrentUpdateVehicleLocationCallsShareTransactions() async throws {
         try await TestServer.with { server in
             let vehicles = 32
@@ -352,11 +359,7 @@ import TestSupport
             let requests = 96
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<requests {
-                    group.addTask {
-                        let (status, body) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-\(n % vehicles)?updateMask=lastLocation",
-                                                                   #"{"lastLocation":{"location":{"latitude":52.5,"longitude":13.4},"heading":\#(n % 360)}}"#)
-                        #expect(status == 200, "\(body)")
-                    }
+                    group.addTask { try await Self.updateLocation(server, vehicle: "v-\(n % vehicles)", heading: n % 360) }
                 }
                 try await group.waitForAll()
             }
@@ -380,11 +383,7 @@ import TestSupport
             let requests = 48
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<requests {
-                    group.addTask {
-                        let (status, body) = try await server.json("PUT", "/v1/providers/acme/vehicles/v-1?updateMask=lastLocation",
-                                                                   #"{"lastLocation":{"location":{"latitude":52.5,"longitude":13.4},"heading":\#(n % 360)}}"#)
-                        #expect(status == 200, "\(body)")
-                    }
+                    group.addTask { try await Self.updateLocation(server, vehicle: "v-1", heading: n % 360) }
                 }
                 group.addTask {
                     let (status, body) = try await server.json("POST", Self.path, Self.batch([Self.report("v-1"), Self.report("v-1", latitude: 52.52)]))

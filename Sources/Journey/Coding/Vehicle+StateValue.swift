@@ -28,6 +28,27 @@ package enum RecordJSON {
         .object(JSONObject([("latitude", number(point.latitude)), ("longitude", number(point.longitude))]))
     }
 
+    /// ``latLng(_:number:)`` written canonically without building it.
+    package static func writeLatLng(_ point: LatLng, to writer: inout CanonicalJSONWriter) {
+        writer.beginObject()
+        writer.key("latitude")
+        writer.number(point.latitude)
+        writer.key("longitude")
+        writer.number(point.longitude)
+        writer.endObject()
+    }
+
+    /// A list through the generic encoder, written canonically; an empty one without the encoder
+    /// (most vehicles' trips, offers, waypoints and attributes are empty).
+    static func writeGeneric<List: Collection & Encodable>(_ list: List, to writer: inout CanonicalJSONWriter) {
+        if list.isEmpty {
+            writer.beginArray()
+            writer.endArray()
+        } else {
+            writer.value(generic(list))
+        }
+    }
+
     /// A record (or any other member) through the generic encoder: keys sorted, so equal records
     /// give equal bytes. Records hold only validated, finite values, so encoding cannot fail; if it
     /// ever did, the model could not be restored and going on would silently diverge, hence the trap.
@@ -99,12 +120,12 @@ extension Vehicle.State {
     package func writeRecord(to writer: inout CanonicalJSONWriter) {
         writer.beginObject()
         writer.key("attributes")
-        if attributes.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(attributes)) }
+        RecordJSON.writeGeneric(attributes, to: &writer)
         writer.key("backToBackEnabled")
         writer.bool(backToBackEnabled)
         if let currentRouteSegmentVersion { writer.key("currentRouteSegmentVersion"); writer.plainString(currentRouteSegmentVersion.appendRFC3339) }
         writer.key("currentTrips")
-        if currentTrips.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(currentTrips)) }
+        RecordJSON.writeGeneric(currentTrips, to: &writer)
         writer.key("exists")
         writer.bool(exists)
         if let followedRoute { writer.key("followedRoute"); writer.value(RecordJSON.generic(followedRoute)) }
@@ -120,7 +141,7 @@ extension Vehicle.State {
         writer.key("offRouteReportCount")
         writer.integer(offRouteReportCount)
         writer.key("offers")
-        if offers.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(offers)) }
+        RecordJSON.writeGeneric(offers, to: &writer)
         writer.key("supportedTripTypes")
         writer.beginArray()
         for type in supportedTripTypes { writer.string(type.rawValue) }
@@ -135,7 +156,7 @@ extension Vehicle.State {
         writer.string(vehicleType.category.rawValue)
         writer.endObject()
         writer.key("waypoints")
-        if waypoints.isEmpty { writer.beginArray(); writer.endArray() } else { writer.value(RecordJSON.generic(waypoints)) }
+        RecordJSON.writeGeneric(waypoints, to: &writer)
         if let waypointsVersion { writer.key("waypointsVersion"); writer.plainString(waypointsVersion.appendRFC3339) }
         writer.endObject()
     }

@@ -74,12 +74,7 @@ extension VehicleLocation {
         if let isRoadSnapped { writer.key("isRoadSnapped"); writer.bool(isRoadSnapped) }
         if let latlngAccuracy { writer.key("latlngAccuracy"); writer.number(latlngAccuracy) }
         writer.key("location")
-        writer.beginObject()
-        writer.key("latitude")
-        writer.number(location.latitude)
-        writer.key("longitude")
-        writer.number(location.longitude)
-        writer.endObject()
+        RecordJSON.writeLatLng(location, to: &writer)
         if let locationSensor { writer.key("locationSensor"); writer.string(locationSensor.rawValue) }
         if let serverTime { writer.key("serverTime"); writer.plainString(serverTime.appendRFC3339) }
         if let speed { writer.key("speed"); writer.number(speed) }
