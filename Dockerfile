@@ -1,7 +1,7 @@
 # Build with the official Swift image, run on plain Debian with the C libraries we link.
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libpq-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev libnghttp2-dev pkg-config \
+ && apt-get install -y --no-install-recommends libpq-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev libnghttp2-dev libjemalloc-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -9,7 +9,7 @@ RUN swift build -c release --static-swift-stdlib --product waymark
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 libcurl4 libnghttp2-14 ca-certificates tzdata \
+ && apt-get install -y --no-install-recommends libpq5 libssl3 libmicrohttpd12 libcurl4 libnghttp2-14 libjemalloc2 ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/.build/release/waymark /usr/local/bin/waymark
 USER nobody

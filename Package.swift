@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", path: "Sources/CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        // jemalloc as the executable's malloc (libjemalloc-dev), with its options and a way to tell it is in use.
+        .target(name: "Allocator", path: "Sources/Allocator", linkerSettings: [.linkedLibrary("jemalloc"), .linkedLibrary("dl")]),
 
         // Pure modules.
         .target(name: "JSON", swiftSettings: settings),
@@ -56,7 +58,7 @@ let package = Package(
 
         .executableTarget(
             name: "waymark",
-            dependencies: ["Demo", "API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
+            dependencies: ["Allocator", "Demo", "API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 

@@ -18,6 +18,8 @@ pkg-config --exists libmicrohttpd 2>/dev/null || need+=(libmicrohttpd-dev)
 pkg-config --exists libcurl 2>/dev/null || need+=(libcurl4-openssl-dev)
 # gRPC (HTTP/2).
 pkg-config --exists libnghttp2 2>/dev/null || need+=(libnghttp2-dev)
+# The server's memory allocator (Sources/Allocator).
+pkg-config --exists jemalloc 2>/dev/null || need+=(libjemalloc-dev)
 [ -x /usr/sbin/runuser ] || need+=(util-linux)
 # The API conformance tests build a virtualenv (google-maps-fleetengine, schemathesis).
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)

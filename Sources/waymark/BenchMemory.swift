@@ -56,7 +56,7 @@ struct BenchMemory {
     /// The settings variables `passedOn` takes from an environment: the server's memory and
     /// projection settings (the rest of the server's environment the bench sets itself).
     static let passedOnNames = ["WAYMARK_AGGREGATE_CACHE", "WAYMARK_CONNECTION_MEMORY_BYTES", "WAYMARK_MALLOC_TRIM_SECONDS",
-                                "WAYMARK_PROJECTION_SETTLE_MS", "WAYMARK_FEED_CACHE_EVENTS", "WAYMARK_PROJECTION_RECORDS", "WAYMARK_PROJECTION_BATCH", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"]
+                                "WAYMARK_PROJECTION_SETTLE_MS", "WAYMARK_FEED_CACHE_EVENTS", "WAYMARK_PROJECTION_RECORDS", "WAYMARK_PROJECTION_BATCH", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_CONF"]
 
     /// One reading of the server's memory.
     struct Reading {
@@ -254,7 +254,8 @@ struct BenchMemory {
             "target: the server below \(Self.megabytes(target)) with \(BenchTable.grouped(options.vehicles)) vehicles, \(BenchTable.grouped(options.trips)) active trips and \(BenchTable.grouped(options.streams)) streams: "
                 + "\(met ? "met" : "NOT met") (peak VmHWM \(Self.megabytes(peak)), VmRSS at the end \(Self.megabytes(last)))",
             "server: `waymark serve` as a child process (2 MHD threads, projection runners with the fleet and journey mirrors), figures from /proc/<pid>/status (VmRSS: resident now; VmHWM: the highest resident so far)"
-                + (options.mallocArenaMax.map { "; MALLOC_ARENA_MAX=\($0)" } ?? "; MALLOC_ARENA_MAX unset (the server limits malloc to \(MemorySettings.defaultMallocArenas) arenas itself)")
+                + "; allocator: \(ProcessAllocator.description) (this binary's, so the server's too)"
+                + (options.mallocArenaMax.map { "; MALLOC_ARENA_MAX=\($0) (read by glibc's malloc only)" } ?? "")
                 + (passedOn.isEmpty ? "" : "; " + passedOn.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")),
             "load: vehicles and trips created one request each over \(Self.seedConnections) keep-alive connections; positions by vehicles:reportLocations, \(Self.reportsPerRequest) reports a request, paced at \(BenchTable.grouped(options.reportRate)) reports/s while the streams are open; each stream a rider (consumer token) of its own trip",
         ]

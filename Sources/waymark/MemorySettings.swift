@@ -3,7 +3,7 @@ import Foundation
 import HTTP
 
 /// Memory settings of `waymark serve`: the command side's aggregate cache, libmicrohttpd's
-/// per-connection pool, and glibc's malloc arenas.
+/// per-connection pool, and the allocator's (jemalloc's, or glibc's arenas should it serve malloc).
 struct MemorySettings {
     /// `WAYMARK_AGGREGATE_CACHE`: Trip and Vehicle states cached per kind by the command side
     /// (least recently used evicted; a miss reloads the stream from the event store).
@@ -12,7 +12,7 @@ struct MemorySettings {
     /// headers must fit in it; larger headers are answered 431).
     var connectionMemoryBytes: Int
     /// `WAYMARK_MALLOC_TRIM_SECONDS`: how often free heap pages are given back to the kernel
-    /// (`malloc_trim`); 0 turns it off.
+    /// (jemalloc's purge, or glibc's `malloc_trim`); 0 turns it off.
     var mallocTrimSeconds: Int = 10
 
     static func load(_ environment: [String: String]) throws -> MemorySettings {
@@ -35,9 +35,10 @@ struct MemorySettings {
     /// `MALLOC_MMAP_THRESHOLD_` is not set: 128 KiB, glibc's own starting value, kept fixed.
     static let defaultMallocMmapThreshold: Int32 = 128 * 1024
 
-    /// Limits glibc's malloc arenas unless `MALLOC_ARENA_MAX` is set, and fixes its mmap threshold
-    /// unless `MALLOC_MMAP_THRESHOLD_` is set (glibc reads those itself). Call before the server's
-    /// threads start.
+    /// When glibc's malloc serves the process (jemalloc did not take it over): limits its arenas
+    /// unless `MALLOC_ARENA_MAX` is set, and fixes its mmap threshold unless
+    /// `MALLOC_MMAP_THRESHOLD_` is set (glibc reads those itself). Call before the server's threads
+    /// start. jemalloc's own options are in `Sources/Allocator`.
     ///
     /// The fixed threshold keeps a projection batch's statements, a feed page and a large request's
     /// body (hundreds of KB to megabytes, freed within milliseconds) out of the arenas, where
@@ -45,6 +46,7 @@ struct MemorySettings {
     /// their pages stay resident between long-lived records (`bench memory`: peak 347.6 MB with
     /// glibc's default, 322.5 MB with the threshold fixed at 128 KiB, one run each).
     static func limitMallocArenas(_ environment: [String: String]) {
+        guard !ProcessAllocator.isJemalloc else { return }
         if environment["MALLOC_ARENA_MAX"] == nil { MallocArenas.limit(to: defaultMallocArenas) }
         if environment["MALLOC_MMAP_THRESHOLD_"] == nil { MallocArenas.mapAllocations(from: defaultMallocMmapThreshold) }
     }
@@ -54,14 +56,15 @@ struct MemorySettings {
     /// glibc returns freed memory to the kernel only from the top of an arena; pages freed in the
     /// middle (a projection batch's statements, a finished request's JSON) stay resident. Trimming
     /// walks the arenas and releases them (`madvise`): a few milliseconds on its own thread, never
-    /// on the request or executor threads.
+    /// on the request or executor threads. jemalloc gives pages back after their decay time, but
+    /// only when the process allocates: the purge covers an idle server.
     func startHeapTrimming() {
         guard mallocTrimSeconds > 0 else { return }
         let interval = TimeInterval(mallocTrimSeconds)
         let thread = Thread {
             while true {
                 Thread.sleep(forTimeInterval: interval)
-                MallocArenas.trim()
+                ProcessAllocator.releaseFreeMemory()
             }
         }
         thread.name = "waymark-heap-trim"

@@ -106,6 +106,7 @@ enum ServeCommand {
                 await store.shutdown()
                 throw error
             }
+            logger.info("memory allocator: \(ProcessAllocator.description)")
             logger.info("listening on http://\(http.host):\(server.port)")
             // gRPC (maps.fleetengine.v1 Trip and Vehicle services) on its own port, after HTTP.
             var grpc: GRPCServer?

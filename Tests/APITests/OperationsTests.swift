@@ -36,6 +36,41 @@ import TestSupport
         }
     }
 
+    /// The server's startup log line naming its allocator, with `extra` in its environment.
+    private func allocatorLine(_ extra: [String: String] = [:]) async throws -> (line: String, maps: String) {
+        try await TestDatabase.withTestDatabase { url in
+            let environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": "allocator", "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off"]
+                .merging(extra) { $1 }
+            let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"], environment: environment)
+            defer {
+                _ = process.stop()
+                process.cleanUp()
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !process.stderr.contains("listening on http://"), ContinuousClock.now < deadline, kill(process.pid, 0) == 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try #require(process.stderr.contains("listening on http://"), "\(process.stderr)")
+            // Read to its end: /proc files report no size, and a one-shot read may stop early.
+            let file = try #require(FileHandle(forReadingAtPath: "/proc/\(process.pid)/maps"))
+            let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)
+            let line = try #require(process.stderr.split(separator: "\n").first { $0.contains("memory allocator:") }, "\(process.stderr)")
+            return (String(line), maps)
+        }
+    }
+
+    @Test func theServerAllocatesWithJemallocFromOneArena() async throws {
+        let (line, maps) = try await allocatorLine()
+        #expect(line.contains("memory allocator: jemalloc 5."), "\(line)")
+        #expect(line.contains(#", 1 arena""#), "\(line)")
+        #expect(maps.contains("libjemalloc"))
+    }
+
+    @Test func mallocConfInTheEnvironmentOverridesTheAllocatorsDefaults() async throws {
+        let (line, _) = try await allocatorLine(["MALLOC_CONF": "narenas:3"])
+        #expect(line.contains(", 3 arenas"), "\(line)")
+    }
+
     @Test func healthReadinessMetricsAndTheOpenAPIDocumentAreServedWithoutAToken() async throws {
         try await TestServer.with { server in
             let health = try await server.request("GET", "/healthz")
