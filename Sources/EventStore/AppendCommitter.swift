@@ -191,10 +191,12 @@ final class HeadCache: Sendable {
         }
     }
 
-    func store(_ updates: [String: Head]) {
+    func store(_ updates: some Sequence<(String, Head)>) {
         heads.withLock { cache in
-            if cache.count + updates.count > capacity { cache.removeAll(keepingCapacity: true) }
-            for (stream, head) in updates { cache[stream] = head }
+            for (stream, head) in updates {
+                if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
+                cache[stream] = head
+            }
         }
     }
 

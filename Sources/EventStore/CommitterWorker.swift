@@ -125,8 +125,8 @@ final class CommitterWorker: @unchecked Sendable {
             decisions.append(unitDecisions)
         }
         guard !plan.rows.isEmpty else { return nil }
-        let changed = plan.heads.filter(\.value.changed)
-        let ids = changed.keys.sorted()
+        let changed = plan.changedHeads()
+        let ids = changed.map(\.stream)
         let recordedAt = PostgresText.timestamp(microseconds: now)
         let guardedHeads = Self.headUpdate(ids.count, name: "waymark_append_guard_heads", """
                 WITH updated AS (
@@ -137,9 +137,9 @@ final class CommitterWorker: @unchecked Sendable {
                 )
                 SELECT waymark_expect_count((SELECT count(*) FROM updated), $6::bigint)
                 """, [PostgresText.arrayLiteral(ids),
-                      PostgresText.arrayLiteral(ids.map { cached[$0]!.version }),
-                      PostgresText.arrayLiteral(ids.map { changed[$0]!.version }),
-                      PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(changed[$0]!.hash) }),
+                      PostgresText.arrayLiteral(changed.map(\.head.startVersion)),
+                      PostgresText.arrayLiteral(changed.map(\.head.version)),
+                      PostgresText.arrayLiteral(changed.map { PostgresText.hexBytea($0.head.hash) }),
                       recordedAt, String(ids.count)])
         if plan.rows.count >= Self.copyRows {
             return try commitCopying(plan, decisions, guardedHeads: guardedHeads, recordedAt: recordedAt, on: connection)
@@ -254,7 +254,7 @@ final class CommitterWorker: @unchecked Sendable {
         guard positions.count == plan.rows.count else {
             throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(plan.rows.count) events")
         }
-        heads.store(plan.heads.filter(\.value.changed).mapValues { HeadCache.Head(version: $0.version, hash: $0.hash) })
+        heads.store(plan.heads.lazy.filter(\.value.changed).map { ($0.key, HeadCache.Head(version: $0.value.version, hash: $0.value.hash)) })
         statistics.committed(fastPath: fastPath, events: plan.rows.count)
         onCommit()
         return decisions.map { $0.map { $0.resolve(positions: positions, transactionId: transactionId) } }
@@ -443,7 +443,16 @@ struct StreamHead {
     var hash: [UInt8]
     /// Whether the row existed in `streams` when the group started.
     let existed: Bool
+    /// The version when the group started (what the head update expects to find).
+    let startVersion: Int64
     var changed = false
+
+    init(version: Int64, hash: [UInt8], existed: Bool) {
+        self.version = version
+        self.hash = hash
+        self.existed = existed
+        startVersion = version
+    }
 }
 
 /// Where an already-known event id lives.
@@ -504,6 +513,11 @@ struct GroupPlan {
     let recordedAtMicros: Int64
     var rows: [EventRow] = []
 
+    /// The heads this group moved, in stream-id order (the order their rows are locked in).
+    func changedHeads() -> [(stream: String, head: StreamHead)] {
+        heads.compactMap { $0.value.changed ? (stream: $0.key, head: $0.value) : nil }.sorted { $0.stream < $1.stream }
+    }
+
     mutating func decide(_ append: PreparedAppend) -> Decision {
         if let invalid = append.invalid { return .failed(invalid) }
         let stream = append.streamId
@@ -526,13 +540,14 @@ struct GroupPlan {
             return .duplicate(streamId: stream, first: matched.first!.version, last: matched.last!.version, positions: matched.map(\.position))
         }
 
-        let current = heads[stream]?.version ?? 0
+        let existing = heads[stream]
+        let current = existing?.version ?? 0
         guard append.expected.accepts(current: current) else {
             return .failed(.wrongExpectedVersion(expected: append.expected, actual: current, stream: stream))
         }
         guard !append.events.isEmpty else { return .empty(streamId: stream, version: current) }
 
-        var head = heads[stream] ?? StreamHead(version: 0, hash: HashChain.genesis, existed: false)
+        var head = existing ?? StreamHead(version: 0, hash: HashChain.genesis, existed: false)
         let first = head.version + 1
         for event in append.events {
             head.version += 1

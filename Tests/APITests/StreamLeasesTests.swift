@@ -10,6 +10,20 @@ import Testing
         let got = Atomic<Bool>(false)
     }
 
+    @Test func aStreamNamedTwiceIsLeasedOnceAndReleasedWhole() async {
+        let leases = StreamLeases()
+        let leased = await leases.acquire(["vehicle:acme/b", "vehicle:acme/a", "vehicle:acme/b", "vehicle:acme/c", "vehicle:acme/a"])
+        #expect(leased == ["vehicle:acme/a", "vehicle:acme/b", "vehicle:acme/c"])
+        let held = leases.heldCount
+        #expect(held == 3)
+        leases.release(leased)
+        let left = leases.heldCount
+        #expect(left == 0)
+        // Free again: a second writer gets them at once.
+        let again = await leases.acquire(["vehicle:acme/a", "vehicle:acme/a"])
+        #expect(again == ["vehicle:acme/a"])
+    }
+
     /// Writers take random, overlapping sets of streams in random order: no stream is ever used by
     /// two writers at once, every writer finishes (no deadlock), and nothing stays leased.
     @Test func writersWithOverlappingStreamsTakeTurnsAndAllFinish() async throws {

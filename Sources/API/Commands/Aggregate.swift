@@ -20,10 +20,14 @@ protocol Aggregate {
     /// Whether the event changes nothing of the aggregate's resource but a vehicle's
     /// `lastLocation` (see `VehicleService.locationAnswer`); false for every trip event.
     static func changesOnlyLocation(_ event: Event) -> Bool
+    /// Caches committed states in `repository`'s cache of this kind.
+    static func remember(_ states: [(stream: String, loaded: Loaded<State>)], in repository: AggregateRepository)
 }
 
 extension Aggregate {
     static func canonicalPayload(of event: Event) -> [UInt8]? { nil }
+    /// Kinds the repository does not cache (share links, journey styles) are read from their streams.
+    static func remember(_ states: [(stream: String, loaded: Loaded<State>)], in repository: AggregateRepository) {}
 }
 
 /// The trip aggregate for the command layer.
@@ -35,6 +39,9 @@ enum TripAggregate: Aggregate {
     static func type(of event: Trip.Event) -> String { event.type }
     static func payload(of event: Trip.Event) throws(JourneyError) -> JSONValue { try event.encodePayloadValue() }
     static func changesOnlyLocation(_ event: Trip.Event) -> Bool { false }
+    static func remember(_ states: [(stream: String, loaded: Loaded<Trip.State>)], in repository: AggregateRepository) {
+        repository.rememberTrips(states)
+    }
 }
 
 /// The vehicle aggregate for the command layer.
@@ -46,6 +53,9 @@ enum VehicleAggregate: Aggregate {
     static func type(of event: Vehicle.Event) -> String { event.type }
     static func payload(of event: Vehicle.Event) throws(JourneyError) -> JSONValue { try event.encodePayloadValue() }
     static func canonicalPayload(of event: Vehicle.Event) -> [UInt8]? { event.canonicalPayload }
+    static func remember(_ states: [(stream: String, loaded: Loaded<Vehicle.State>)], in repository: AggregateRepository) {
+        repository.rememberVehicles(states)
+    }
 
     /// Location events: the fleet projection renders none of what they change but `lastLocation`
     /// (see `FleetResourceProjection.vehicleDocument`).

@@ -93,10 +93,12 @@ final class AggregateRepository: Sendable {
     }
 
     private func remember<S>(_ loaded: Loaded<S>, _ stream: String, cache: borrowing Mutex<RecentCache<Entry<S>>>) {
-        cache.withLock { entries in
-            if let cached = entries.peek(stream), cached.loaded.version > loaded.version { return }
-            entries.set(stream, Entry(loaded: loaded))
-        }
+        cache.withLock { entries in Self.remember(loaded, stream, in: &entries) }
+    }
+
+    /// Caches `loaded` for `stream` unless a later version is cached already.
+    private static func remember<S>(_ loaded: Loaded<S>, _ stream: String, in entries: inout RecentCache<Entry<S>>) {
+        entries.set(stream, Entry(loaded: loaded)) { cached in cached.loaded.version > loaded.version }
     }
 
     /// Events of one aggregate ready to append.
@@ -143,26 +145,38 @@ final class AggregateRepository: Sendable {
 
     /// Remembers the state after a successful append, and where the append sits in the feed.
     func committed<A: Aggregate>(_ pending: Pending<A>, _ result: AppendResult) {
-        if let position = result.feedPosition {
-            latest.withLock { latest in latest = max(latest ?? position, position) }
+        committed([(pending, result)])
+    }
+
+    /// Remembers the states after successful appends of one kind, taking each lock once for all
+    /// of them (a batch of location reports commits hundreds of vehicles at a time).
+    func committed<A: Aggregate>(_ appends: [(pending: Pending<A>, result: AppendResult)]) {
+        let positions = appends.compactMap { append in append.result.feedPosition.map { (append.pending.stream, $0) } }
+        if let highest = positions.lazy.map(\.1).max() {
+            latest.withLock { latest in latest = max(latest ?? highest, highest) }
             let capacity = writtenCapacity
             written.withLock { written in
-                if let known = written[pending.stream], known >= position { return }
-                if written.count >= capacity { written.removeAll(keepingCapacity: true) }
-                written[pending.stream] = position
+                for (stream, position) in positions {
+                    if written.count >= capacity { written.removeAll(keepingCapacity: true) }
+                    if let known = written.updateValue(position, forKey: stream), known > position { written[stream] = known }
+                }
             }
         }
-        // A deduplicated append wrote nothing: where its events sit is not known here.
-        let structural = result.deduplicated ? nil
-            : pending.events.allSatisfy(A.changesOnlyLocation) ? pending.before.structuralPosition : result.feedPosition
-        switch pending.after {
-        case let state as Trip.State:
-            remember(Loaded(state: state, version: result.lastVersion, structuralPosition: structural), pending.stream, cache: trips)
-        case let state as Vehicle.State:
-            remember(Loaded(state: state, version: result.lastVersion, structuralPosition: structural), pending.stream, cache: vehicles)
-        default:
-            break
+        let loaded = appends.map { pending, result in
+            // A deduplicated append wrote nothing: where its events sit is not known here.
+            let structural = result.deduplicated ? nil
+                : pending.events.allSatisfy(A.changesOnlyLocation) ? pending.before.structuralPosition : result.feedPosition
+            return (stream: pending.stream, loaded: Loaded(state: pending.after, version: result.lastVersion, structuralPosition: structural))
         }
+        A.remember(loaded, in: self)
+    }
+
+    func rememberTrips(_ states: [(stream: String, loaded: Loaded<Trip.State>)]) {
+        trips.withLock { entries in for (stream, loaded) in states { Self.remember(loaded, stream, in: &entries) } }
+    }
+
+    func rememberVehicles(_ states: [(stream: String, loaded: Loaded<Vehicle.State>)]) {
+        vehicles.withLock { entries in for (stream, loaded) in states { Self.remember(loaded, stream, in: &entries) } }
     }
 
     /// The feed position of this node's latest append to `stream` that no read has yet seen applied.

@@ -47,8 +47,18 @@ struct RecentCache<Value> {
     /// Stores `value` for `key` as just used, evicting the least recently used entries when full.
     mutating func set(_ key: String, _ value: Value) {
         clock += 1
-        if entries[key] == nil, entries.count >= capacity { evict() }
+        if entries.count >= capacity, entries[key] == nil { evict() }
         entries[key] = Slot(value, used: clock)
+    }
+
+    /// Stores `value` for `key` as just used unless the value already there is to be kept
+    /// (`keeps(old)`); one look-up of `key` when the map is not full and the new value goes in.
+    mutating func set(_ key: String, _ value: Value, unlessKept keeps: (Value) -> Bool) {
+        clock += 1
+        if entries.count >= capacity, entries[key] == nil { evict() }
+        if let old = entries.updateValue(Slot(value, used: clock), forKey: key), keeps(old.value) {
+            entries[key] = old
+        }
     }
 
     /// Changes the value for `key`, if present (not a use).

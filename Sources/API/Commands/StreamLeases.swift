@@ -26,7 +26,8 @@ final class StreamLeases: Sendable {
     /// Takes the lease of every stream in `streams` (any order, duplicates allowed), waiting for
     /// each one held by another writer. Returns the streams to give to `release`.
     func acquire(_ streams: some Sequence<String>) async -> [String] {
-        let ordered = Set(streams).sorted()
+        var ordered = streams.sorted()
+        ordered.removeAdjacentDuplicates()
         var next = 0
         while next < ordered.count {
             // The free streams in order, up to the first held one, under one lock.
@@ -56,6 +57,11 @@ final class StreamLeases: Sendable {
     func release(_ streams: [String]) {
         var handedOver: [CheckedContinuation<Void, Never>] = []
         state.withLock { state in
+            if state.waiting.isEmpty {
+                // No writer waits for anything: nothing to hand over.
+                for stream in streams { state.held.remove(stream) }
+                return
+            }
             for stream in streams {
                 if var queue = state.waiting[stream], !queue.isEmpty {
                     handedOver.append(queue.removeFirst())
@@ -70,4 +76,17 @@ final class StreamLeases: Sendable {
 
     /// Streams leased now (for tests).
     var heldCount: Int { state.withLock { $0.held.count } }
+}
+
+extension Array where Element: Equatable {
+    /// Keeps the first of each run of equal neighbours (on a sorted array: each value once).
+    fileprivate mutating func removeAdjacentDuplicates() {
+        guard count > 1 else { return }
+        var kept = 1
+        for index in 1..<count where self[index] != self[kept - 1] {
+            swapAt(kept, index)
+            kept += 1
+        }
+        removeLast(count - kept)
+    }
 }

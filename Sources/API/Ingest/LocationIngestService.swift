@@ -82,10 +82,13 @@ package final class LocationIngestService: Sendable {
             guard !appends.isEmpty else { break }
             let results = await repository.commit(appends)
             var duplicates: [Planned] = []
+            var committed: [(pending: AggregateRepository.Pending<VehicleAggregate>, result: AppendResult)] = []
+            committed.reserveCapacity(planned.count)
+            defer { repository.committed(committed) }
             for (plan, result) in zip(planned, results) {
                 switch result {
                 case .success(let appended):
-                    repository.committed(plan.pending, appended)
+                    committed.append((plan.pending, appended))
                     batch.settle(plan)
                 case .failure(let error):
                     switch error.code {
