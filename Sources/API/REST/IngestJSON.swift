@@ -62,6 +62,43 @@ enum IngestJSON {
         .object(JSONObject([("results", .array(outcomes.map(result)))]))
     }
 
+    /// The bytes of `results(outcomes)` compacted, written without building the value (an answer
+    /// holds one entry per report, up to 5,000). The writer writes members in the order given, the
+    /// order of `result`, not the canonical one. No member is a Fleet Engine enum, so a request for
+    /// numbered enums gets the same answer.
+    static func resultBytes(_ outcomes: [LocationIngestService.Outcome]) -> [UInt8] {
+        var writer = CanonicalJSONWriter(capacity: 32 + outcomes.count * 96)
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        for outcome in outcomes {
+            writer.beginObject()
+            writer.key("vehicleId")
+            writer.string(outcome.vehicleId)
+            if let eventId = outcome.eventId {
+                writer.key("eventId")
+                writer.string(eventId)
+            }
+            writer.key("status")
+            writer.string(outcome.status.rawValue)
+            if let error = outcome.error {
+                writer.key("error")
+                writer.beginObject()
+                writer.key("code")
+                writer.integer(error.code.httpStatus)
+                writer.key("status")
+                writer.string(error.code.statusName)
+                writer.key("message")
+                writer.string(error.message)
+                writer.endObject()
+            }
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.bytes
+    }
+
     static func result(_ outcome: LocationIngestService.Outcome) -> JSONValue {
         var members: [(String, JSONValue)] = [("vehicleId", .string(outcome.vehicleId))]
         if let eventId = outcome.eventId { members.append(("eventId", .string(eventId))) }

@@ -1,10 +1,9 @@
 import JSON
 
 extension RESTHandler {
-    /// `POST /v1/providers/{p}/vehicles:reportLocations`: `{"reports":[...]}` → `{"results":[...]}`.
-    func reportLocations(provider: String, body: JSONValue, context: CommandContext) async throws(APIError) -> JSONValue {
+    /// `POST /v1/providers/{p}/vehicles:reportLocations`: `{"reports":[...]}` → one outcome per report (see `IngestJSON.resultBytes`).
+    func reportLocations(provider: String, body: JSONValue, context: CommandContext) async throws(APIError) -> [LocationIngestService.Outcome] {
         let entries = try IngestJSON.reportLocations(body)
-        let outcomes = try await api.ingest.reportLocations(provider: provider, entries: entries, context: context)
-        return IngestJSON.results(outcomes)
+        return try await api.ingest.reportLocations(provider: provider, entries: entries, context: context)
     }
 }

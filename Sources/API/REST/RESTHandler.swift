@@ -161,7 +161,9 @@ package final class RESTHandler: HTTPHandler {
             result = .object(JSONObject([("matches", .array(try await vehicles.search(try VehicleJSON.search(body, provider: provider), caller: caller)))]))
         case .reportLocations(let provider):
             try query.finish()
-            result = try await reportLocations(provider: provider, body: body, context: context)
+            let outcomes = try await reportLocations(provider: provider, body: body, context: context)
+            // The answer holds no enum a client would want numbered: written straight to bytes.
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: .bytes(IngestJSON.resultBytes(outcomes)))
         case .healthz, .readyz, .metrics, .openAPI:
             preconditionFailure("answered above")
         }

@@ -9,7 +9,20 @@ package enum Identifier {
     package static let maximumLength = 64
 
     /// Throws `INVALID_ARGUMENT` naming `field` when `id` is not a valid Fleet Engine id.
-    package static func validate(_ id: String, field: String) throws(JourneyError) {
+    package static func validate(_ id: String, field: @autoclosure () -> String) throws(JourneyError) {
+        // The common case, an ASCII id: one pass over its bytes (each byte one character).
+        var ascii = true, forbidden = false
+        for byte in id.utf8 {
+            if byte >= 0x80 { ascii = false; break }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "#") {
+                forbidden = true
+            }
+        }
+        if ascii, !forbidden, !id.isEmpty, id.utf8.count <= maximumLength { return }
+        try validateSlowly(id, field: field())
+    }
+
+    private static func validateSlowly(_ id: String, field: String) throws(JourneyError) {
         guard !id.isEmpty else { throw .invalidArgument("\(field) is required and must be 1–64 characters (got an empty string)") }
         guard id.count <= maximumLength else {
             throw .invalidArgument("\(field) must be at most \(maximumLength) characters (got \(id.count) characters)")

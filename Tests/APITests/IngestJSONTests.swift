@@ -1,0 +1,18 @@
+@testable import API
+import JSON
+import Testing
+
+@Suite struct IngestJSONTests {
+    @Test func theAnswerWrittenAsBytesIsTheCompactAnswerValue() {
+        let outcomes: [LocationIngestService.Outcome] = [
+            .init(vehicleId: "v-1", eventId: "7c3e9a52-5b1f-4f0e-9d7a-2f6b1c8e4a10", status: .accepted, error: nil),
+            .init(vehicleId: "v-2", eventId: nil, status: .stale, error: nil),
+            .rejected("v \"3\"\\é", "not-a-uuid\n", .invalidArgument("reports[2].location.latitude must be in [-90, 90] (got 91)\t\u{1}")),
+            .rejected("", nil, .permissionDenied("a driver token may report only its own vehicle")),
+        ]
+        for count in 0...outcomes.count {
+            let some = Array(outcomes.prefix(count))
+            #expect(IngestJSON.resultBytes(some) == IngestJSON.results(some).compactBytes(), "\(count) outcomes")
+        }
+    }
+}
