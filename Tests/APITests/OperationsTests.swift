@@ -46,11 +46,7 @@ import TestSupport
                 _ = process.stop()
                 process.cleanUp()
             }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !process.stderr.contains("listening on http://"), ContinuousClock.now < deadline, kill(process.pid, 0) == 0 {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            try #require(process.stderr.contains("listening on http://"), "\(process.stderr)")
+            try #require(try await process.waitUntilListening(), "\(process.stderr)")
             // Read to its end: /proc files report no size, and a one-shot read may stop early.
             let file = try #require(FileHandle(forReadingAtPath: "/proc/\(process.pid)/maps"))
             let maps = String(decoding: try file.readToEnd() ?? Data(), as: UTF8.self)

@@ -144,11 +144,7 @@ extension RiderEndpoints {
                     _ = process.stop()
                     process.cleanUp()
                 }
-                let deadline = ContinuousClock.now + .seconds(30)
-                while !process.stderr.contains("listening on http://"), ContinuousClock.now < deadline, kill(process.pid, 0) == 0 {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                try #require(process.stderr.contains("listening on http://"), "\(process.stderr)")
+                try #require(try await process.waitUntilListening(), "\(process.stderr)")
                 let table = try String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)
                 let line = try #require(table.split(separator: "\n").first { $0.hasPrefix("Max open files") })
                 let numbers = line.split(separator: " ").compactMap { UInt64($0) }

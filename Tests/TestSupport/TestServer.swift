@@ -131,3 +131,15 @@ package final class TestServer: Sendable {
         return Response(status: http.statusCode, headers: fields, body: [UInt8](data))
     }
 }
+
+extension Subprocess.Running {
+    /// Waits until a spawned `waymark serve` logs "listening on http://", exits, or `timeout` passes;
+    /// true once it listens.
+    package func waitUntilListening(_ timeout: Duration = .seconds(30)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !stderr.contains("listening on http://"), ContinuousClock.now < deadline, kill(pid, 0) == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return stderr.contains("listening on http://")
+    }
+}
