@@ -148,6 +148,8 @@ struct BenchIngest {
                     acknowledged.store(0, ordering: .relaxed)
                     served.withLock { $0 = [] }
                     let duration = warmUp ? 2 : seconds
+                    let cpuBefore = BenchCPU.now()
+                    let wallBefore = ContinuousClock.now
                     let arguments = ["-t1", "-c\(item.connections)", "-d\(duration)s", "--latency", "--timeout", "30s", "-s", item.ingest ? ingestScript : updateScript, base]
                     let outcome = try await BenchHTTP.offThread { try Subprocess.run(wrk, arguments) }
                     guard outcome.status == 0 else { throw UsageError("wrk failed: \(outcome.output)") }
@@ -155,6 +157,8 @@ struct BenchIngest {
                     let quiet = ContinuousClock.now + .seconds(30)
                     while server.inFlightRequests > 0 && ContinuousClock.now < quiet { try await Task.sleep(for: .milliseconds(20)) }
                     try await Task.sleep(for: .milliseconds(100))
+                    let cpuAfter = BenchCPU.now()
+                    let wall = ContinuousClock.now - wallBefore
                     let durations = served.withLock { list -> [Double] in defer { list = nil }; return list ?? [] }.sorted()
                     let acked = acknowledged.load(ordering: .relaxed)
                     let eventsPerRequest = item.ingest ? reportsPerRequest : 1
@@ -179,6 +183,9 @@ struct BenchIngest {
                     if stale + rejected > 0 {
                         notes.append("\(item.name): \(BenchTable.grouped(stale)) reports answered STALE (appended) and \(BenchTable.grouped(rejected)) REJECTED (not appended, not counted in events/s)")
                     }
+                    let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
+                    notes.append("\(item.name): CPU \(BenchCPU.perEvent(from: cpuBefore, to: cpuAfter, events: events, seconds: wallSeconds))"
+                        + (runnersLive ? ", the projection runners' work during the case included" : ""))
                     notes.append("\(item.name): \(BenchTable.grouped(events)) events committed in \(BenchTable.grouped(transactions)) transactions (\(String(format: "%.1f", Double(events) / Double(max(1, transactions)))) per transaction), \(after.retries - statistics.retries) retried groups")
                     let offered = result.requests * eventsPerRequest
                     measured.append((item, Measured(name: item.name, requests: result.requests, rate: result.rate, events: offered,
