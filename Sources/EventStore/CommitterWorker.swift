@@ -142,12 +142,12 @@ final class CommitterWorker: @unchecked Sendable {
                       PostgresText.arrayLiteral(changed.map { PostgresText.hexBytea($0.head.hash) }),
                       recordedAt, String(ids.count)])
         if plan.rows.count >= Self.copyRows {
-            return try commitCopying(plan, decisions, guardedHeads: guardedHeads, recordedAt: recordedAt, on: connection)
+            return try commitCopying(plan, decisions, changed: changed, guardedHeads: guardedHeads, recordedAt: recordedAt, on: connection)
         }
         let written = try connection.pipeline([Statement("BEGIN")] + guardedHeads + [plan.insertStatement(), Statement("COMMIT")],
                                               hints: notification)
         let (positions, transactionId) = try Self.positions(inserted: written[written.count - 2])
-        return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: true)
+        return try committed(plan, decisions, changed: changed, positions: positions, transactionId: transactionId, fastPath: true)
     }
 
     /// The payload-less `NOTIFY` that wakes other nodes' feed readers, sent as a hint after the
@@ -207,8 +207,8 @@ final class CommitterWorker: @unchecked Sendable {
     /// than that work. Positions come from the column's own sequence, drawn inside the transaction,
     /// exactly as the column default would: unique, ascending in the group's order, and ordered in
     /// the feed by the writing transaction as every other insert.
-    private func commitCopying(_ plan: GroupPlan, _ decisions: [[Decision]], guardedHeads: [Statement], recordedAt: String,
-                               on connection: Connection) throws -> [[Result<AppendResult, EventStoreError>]] {
+    private func commitCopying(_ plan: GroupPlan, _ decisions: [[Decision]], changed: [(stream: String, head: StreamHead)],
+                               guardedHeads: [Statement], recordedAt: String, on connection: Connection) throws -> [[Result<AppendResult, EventStoreError>]] {
         let read = try connection.pipeline([Statement("BEGIN")] + guardedHeads + [
             Statement("SELECT pg_current_xact_id()::text, nextval('events_global_position_seq') FROM generate_series(1, $1::int)",
                       [String(plan.rows.count)], preparedName: "waymark_append_draw_positions"),
@@ -232,7 +232,7 @@ final class CommitterWorker: @unchecked Sendable {
                               data: events)
         try connection.copyIn("COPY event_ids (event_id, stream_id, stream_version, global_position, payload_hash, recorded_at) FROM STDIN", data: ids)
         _ = try connection.pipeline([Statement("COMMIT")], hints: notification)
-        return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: true)
+        return try committed(plan, decisions, changed: changed, positions: positions, transactionId: transactionId, fastPath: true)
     }
 
     /// The (event id → position) map and the transaction id from the insert statement's rows.
@@ -247,14 +247,15 @@ final class CommitterWorker: @unchecked Sendable {
         return (positions, transactionId)
     }
 
-    /// After a commit: takes the events' positions, remembers the new stream heads, counts the
-    /// group, wakes local feed readers, and resolves every append's result.
-    private func committed(_ plan: GroupPlan, _ decisions: [[Decision]], positions: [UUID: Int64], transactionId: UInt64?,
-                           fastPath: Bool) throws -> [[Result<AppendResult, EventStoreError>]] {
+    /// After a commit: takes the events' positions, remembers the new stream heads (`changed`, the
+    /// group's `changedHeads()`), counts the group, wakes local feed readers, and resolves every
+    /// append's result.
+    private func committed(_ plan: GroupPlan, _ decisions: [[Decision]], changed: [(stream: String, head: StreamHead)],
+                           positions: [UUID: Int64], transactionId: UInt64?, fastPath: Bool) throws -> [[Result<AppendResult, EventStoreError>]] {
         guard positions.count == plan.rows.count else {
             throw EventStoreError(.storage, "insert returned \(positions.count) positions for \(plan.rows.count) events")
         }
-        heads.store(plan.heads.lazy.filter(\.value.changed).map { ($0.key, HeadCache.Head(version: $0.value.version, hash: $0.value.hash)) })
+        heads.store(changed.lazy.map { ($0.stream, HeadCache.Head(version: $0.head.version, hash: $0.head.hash)) })
         statistics.committed(fastPath: fastPath, events: plan.rows.count)
         onCommit()
         return decisions.map { $0.map { $0.resolve(positions: positions, transactionId: transactionId) } }
@@ -305,36 +306,38 @@ final class CommitterWorker: @unchecked Sendable {
         }
         let recordedAt = PostgresText.timestamp(microseconds: now)
         var round2: [Statement] = []
-        let created = plan.heads.filter { !$0.value.existed }
+        let changed = plan.changedHeads()
+        // Heads the group made (every one of them moved) and heads it moved that were there before.
+        let created = changed.filter { !$0.head.existed }
         if !created.isEmpty {
-            let ids = created.keys.sorted()
+            let ids = created.map(\.stream)
             round2.append(Statement("""
                 INSERT INTO streams (stream_id, category, version, last_hash, created_at, updated_at)
                 SELECT u.stream_id, u.category, u.version, u.last_hash, $5::timestamptz, $5::timestamptz
                 FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bytea[]) AS u(stream_id, category, version, last_hash)
                 """, [PostgresText.arrayLiteral(ids),
                       PostgresText.arrayLiteral(ids.map { PreparedAppend.category(of: $0) }),
-                      PostgresText.arrayLiteral(ids.map { created[$0]!.version }),
-                      PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(created[$0]!.hash) }),
+                      PostgresText.arrayLiteral(created.map(\.head.version)),
+                      PostgresText.arrayLiteral(created.map { PostgresText.hexBytea($0.head.hash) }),
                       recordedAt], preparedName: "waymark_append_create_heads"))
         }
-        let updated = plan.heads.filter { $0.value.existed && $0.value.changed }
+        let updated = changed.filter(\.head.existed)
         if !updated.isEmpty {
-            let ids = updated.keys.sorted()
+            let ids = updated.map(\.stream)
             round2 += Self.headUpdate(ids.count, name: "waymark_append_locked_heads", """
                 UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $4::timestamptz
                 FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS u(stream_id, version, last_hash)
                 WHERE streams.stream_id = u.stream_id {HEADS}
                 """, [PostgresText.arrayLiteral(ids),
-                      PostgresText.arrayLiteral(ids.map { updated[$0]!.version }),
-                      PostgresText.arrayLiteral(ids.map { PostgresText.hexBytea(updated[$0]!.hash) }),
+                      PostgresText.arrayLiteral(updated.map(\.head.version)),
+                      PostgresText.arrayLiteral(updated.map { PostgresText.hexBytea($0.head.hash) }),
                       recordedAt])
         }
         round2.append(plan.insertStatement())
         round2.append(Statement("COMMIT"))
         let written = try connection.pipeline(round2, hints: notification)
         let (positions, transactionId) = try Self.positions(inserted: written[round2.count - 2])
-        return try committed(plan, decisions, positions: positions, transactionId: transactionId, fastPath: false)
+        return try committed(plan, decisions, changed: changed, positions: positions, transactionId: transactionId, fastPath: false)
     }
 
     private func ensurePartitions(for micros: Int64, on connection: Connection) throws {

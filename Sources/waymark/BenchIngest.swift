@@ -183,8 +183,7 @@ struct BenchIngest {
                     if stale + rejected > 0 {
                         notes.append("\(item.name): \(BenchTable.grouped(stale)) reports answered STALE (appended) and \(BenchTable.grouped(rejected)) REJECTED (not appended, not counted in events/s)")
                     }
-                    let wallSeconds = Double(wall.components.seconds) + Double(wall.components.attoseconds) / 1e18
-                    notes.append("\(item.name): CPU \(BenchCPU.perEvent(from: cpuBefore, to: cpuAfter, events: events, seconds: wallSeconds))"
+                    notes.append("\(item.name): CPU \(BenchCPU.perEvent(from: cpuBefore, to: cpuAfter, events: events, seconds: wall.seconds))"
                         + (runnersLive ? ", the projection runners' work during the case included" : ""))
                     notes.append("\(item.name): \(BenchTable.grouped(events)) events committed in \(BenchTable.grouped(transactions)) transactions (\(String(format: "%.1f", Double(events) / Double(max(1, transactions)))) per transaction), \(after.retries - statistics.retries) retried groups")
                     let offered = result.requests * eventsPerRequest
@@ -223,7 +222,7 @@ struct BenchIngest {
             }
         }
         let waited = ContinuousClock.now - started
-        let seconds = Double(waited.components.seconds) + Double(waited.components.attoseconds) / 1e18
+        let seconds = waited.seconds
         let applied = zip(behind, runners).map { "\($0.0) \(BenchTable.grouped(Int($1.status.eventsApplied - $0.1)))" }.joined(separator: ", ")
         let text = "\(String(format: "%.1f", seconds)) s (events applied meanwhile: \(applied))"
         logger.info("projections caught up in \(text)")

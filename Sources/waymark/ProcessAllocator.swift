@@ -4,7 +4,8 @@ import HTTP
 /// The allocator that serves this process's memory: jemalloc, linked by `Sources/Allocator`, or
 /// glibc's should jemalloc not have taken `malloc` over (then glibc's is tuned as before).
 enum ProcessAllocator {
-    static var isJemalloc: Bool { waymark_allocator_is_jemalloc() == 1 }
+    /// Asked once: which library serves `malloc` is settled when the process is loaded.
+    static let isJemalloc = waymark_allocator_is_jemalloc() == 1
 
     /// "jemalloc 5.3.0, 1 arena", or glibc's, for the startup log.
     static var description: String {

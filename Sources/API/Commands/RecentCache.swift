@@ -46,9 +46,7 @@ struct RecentCache<Value> {
 
     /// Stores `value` for `key` as just used, evicting the least recently used entries when full.
     mutating func set(_ key: String, _ value: Value) {
-        clock += 1
-        if entries.count >= capacity, entries[key] == nil { evict() }
-        entries[key] = Slot(value, used: clock)
+        set(key, value) { _ in false }
     }
 
     /// Stores `value` for `key` as just used unless the value already there is to be kept

@@ -74,6 +74,19 @@ final class StreamLeases: Sendable {
         for waiter in handedOver { waiter.resume() }
     }
 
+    /// Runs `body` holding the leases of `streams`, and gives them back however it ends.
+    func holding<T, E: Error>(_ streams: some Sequence<String>, _ body: () async throws(E) -> T) async throws(E) -> T {
+        let leased = await acquire(streams)
+        do {
+            let result = try await body()
+            release(leased)
+            return result
+        } catch {
+            release(leased)
+            throw error
+        }
+    }
+
     /// Streams leased now (for tests).
     var heldCount: Int { state.withLock { $0.held.count } }
 }

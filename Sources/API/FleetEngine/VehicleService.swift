@@ -102,14 +102,8 @@ package final class VehicleService: Sendable {
     /// the other, none aborted by the others.
     private func mutate(provider: String, vehicleId: String, context: CommandContext,
                         plan: (Vehicle.State, Timestamp) throws(APIError) -> [Vehicle.Command]) async throws(APIError) -> Write {
-        let leased = await repository.leases.acquire([AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId)])
-        do {
-            let write = try await decideAndAppend(provider: provider, vehicleId: vehicleId, context: context, plan: plan)
-            repository.leases.release(leased)
-            return write
-        } catch {
-            repository.leases.release(leased)
-            throw error
+        try await repository.leases.holding([AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId)]) { () async throws(APIError) in
+            try await decideAndAppend(provider: provider, vehicleId: vehicleId, context: context, plan: plan)
         }
     }
 

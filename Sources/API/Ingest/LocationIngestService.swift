@@ -54,14 +54,8 @@ package final class LocationIngestService: Sendable {
         var batch = Batch(provider: provider, count: entries.count)
         for (index, entry) in entries.enumerated() { batch.admit(entry, at: index, caller: caller) }
         // From the decisions to the commit, no other batch of this process writes these vehicles.
-        let leased = await repository.leases.acquire(batch.order.map { AggregateRepository.vehicleStream(provider: provider, vehicleId: $0) })
-        do {
-            let outcomes = try await settle(&batch, provider: provider, metadata: context.metadata)
-            repository.leases.release(leased)
-            return outcomes
-        } catch {
-            repository.leases.release(leased)
-            throw error
+        return try await repository.leases.holding(batch.order.map { AggregateRepository.vehicleStream(provider: provider, vehicleId: $0) }) { () async throws(APIError) in
+            try await settle(&batch, provider: provider, metadata: context.metadata)
         }
     }
 

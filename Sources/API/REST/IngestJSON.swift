@@ -57,15 +57,11 @@ enum IngestJSON {
         return id
     }
 
-    /// `{"results":[...]}`: one entry per report, in request order.
-    static func results(_ outcomes: [LocationIngestService.Outcome]) -> JSONValue {
-        .object(JSONObject([("results", .array(outcomes.map(result)))]))
-    }
-
-    /// The bytes of `results(outcomes)` compacted, written without building the value (an answer
-    /// holds one entry per report, up to 5,000). The writer writes members in the order given, the
-    /// order of `result`, not the canonical one. No member is a Fleet Engine enum, so a request for
-    /// numbered enums gets the same answer.
+    /// `{"results":[...]}`: one entry per report, in request order, each `{"vehicleId", "eventId"
+    /// (when known), "status", "error": {"code", "status", "message"} (rejected only)}`, compact.
+    /// Written without building a value (an answer holds one entry per report, up to 5,000); the
+    /// writer writes members in the order given, not the canonical one. No member is a Fleet Engine
+    /// enum, so a request for numbered enums gets the same answer.
     static func resultBytes(_ outcomes: [LocationIngestService.Outcome]) -> [UInt8] {
         var writer = CanonicalJSONWriter(capacity: 32 + outcomes.count * 96)
         writer.beginObject()
@@ -97,17 +93,5 @@ enum IngestJSON {
         writer.endArray()
         writer.endObject()
         return writer.bytes
-    }
-
-    static func result(_ outcome: LocationIngestService.Outcome) -> JSONValue {
-        var members: [(String, JSONValue)] = [("vehicleId", .string(outcome.vehicleId))]
-        if let eventId = outcome.eventId { members.append(("eventId", .string(eventId))) }
-        members.append(("status", .string(outcome.status.rawValue)))
-        if let error = outcome.error {
-            members.append(("error", .object(JSONObject([
-                ("code", .number(JSONNumber(error.code.httpStatus))), ("status", .string(error.code.statusName)), ("message", .string(error.message)),
-            ]))))
-        }
-        return .object(JSONObject(members))
     }
 }

@@ -5,6 +5,8 @@
 package enum Identifier {
     /// Characters an id may not contain.
     package static let forbiddenCharacters: Set<Character> = ["/", ":", "?", ",", "#"]
+    /// The same characters as bytes (all ASCII), for the check of ASCII ids.
+    private static let forbiddenBytes: [UInt8] = forbiddenCharacters.compactMap(\.asciiValue)
     /// The longest id accepted, in characters.
     package static let maximumLength = 64
 
@@ -14,9 +16,7 @@ package enum Identifier {
         var ascii = true, forbidden = false
         for byte in id.utf8 {
             if byte >= 0x80 { ascii = false; break }
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: ":") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "#") {
-                forbidden = true
-            }
+            if forbiddenBytes.contains(byte) { forbidden = true }
         }
         if ascii, !forbidden, !id.isEmpty, id.utf8.count <= maximumLength { return }
         try validateSlowly(id, field: field())
