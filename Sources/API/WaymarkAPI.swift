@@ -25,6 +25,8 @@ package final class WaymarkAPI: Sendable {
     package let webhooks: WebhookService
     /// The arrival detector (`waymark serve` starts it).
     package let arrivals: ArrivalDetector
+    /// The sweep that deletes finished trips quiet for the retention period (`waymark serve` starts it).
+    package let retention: TripRetention
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -48,13 +50,14 @@ package final class WaymarkAPI: Sendable {
     ///   - journeyPollInterval: how often riders' trips are re-read while another node owns the journey projection
     ///     (a fallback: that node's NOTIFY brings changes at once; see `JourneyHub`).
     ///   - aggregateCache: Trip and Vehicle states the command side keeps per kind (least recently used evicted).
+    ///   - retention: how long finished trips stay after their last event, and how often that is swept (`TripRetention`).
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
                  horizonWarningSeconds: Double = 30,
                  webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
                  replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1),
-                 aggregateCache: Int = WaymarkAPI.defaultAggregateCache) {
+                 aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: TripRetention.Settings = .init()) {
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
         self.runners = runners
@@ -90,6 +93,7 @@ package final class WaymarkAPI: Sendable {
                                                     changes: [.tripStatus(.arrivedAtPickup, intermediateDestinationIndex: nil, intermediateDestinationsVersion: nil)])
             _ = try? await tripService.update(request, context: context)
         }
+        retention = TripRetention(store: store, trips: trips, settings: retentionSettings, log: log)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name), horizonWarningSeconds: horizonWarningSeconds)
     }
 
@@ -105,10 +109,11 @@ package final class WaymarkAPI: Sendable {
         DocumentMirror(collections: JourneyReadModel.mirroredCollections)
     }
 
-    /// Before the HTTP server stops: stops webhook deliveries and the arrival detector, answers every long poll now (304) and stops the journey hub's ticker.
+    /// Before the HTTP server stops: stops webhook deliveries, the arrival detector and the retention sweep, answers every long poll now (304) and stops the journey hub's ticker.
     package func shutdown() async {
         await webhooks.dispatcher.stop()
         await arrivals.stop()
+        await retention.stop()
         await riders.hub.stop()
     }
 
@@ -173,6 +178,7 @@ package final class WaymarkAPI: Sendable {
         extra += reads.metricLines()
         extra += webhooks.dispatcher.metricLines()
         if arrivals.settings.enabled { extra += arrivals.metricLines() }
+        if retention.settings.seconds > 0 { extra += retention.metricLines() }
         return metrics.render(extra: extra)
     }
 }

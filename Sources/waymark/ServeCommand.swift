@@ -30,6 +30,7 @@ enum ServeCommand {
         let http = try HTTPSettings.load(environment, flags: flags)
         let audit = try AuditSettings.load(environment)
         let webhookSettings = try WebhookSettings.load(environment)
+        let retention = try RetentionSettings.load(environment)
         let grpcSettings = try GRPCSettings.load(environment, flags: flags)
         let streamLimits = try StreamLimits.load(environment)
         let memory = try MemorySettings.load(environment)
@@ -78,12 +79,13 @@ enum ServeCommand {
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
                                  webhooks: webhookSettings.dispatcher, arrivals: arrivals, replica: replica,
-                                 journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache)
+                                 journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache, retention: retention.trips)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()
             api.webhooks.dispatcher.start()
             api.arrivals.start()
+            api.retention.start()
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,

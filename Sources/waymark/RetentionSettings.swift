@@ -1,0 +1,16 @@
+import API
+
+/// How long `waymark serve` keeps finished trips (`TripRetention`).
+struct RetentionSettings {
+    var trips: TripRetention.Settings
+
+    /// Fleet Engine deletes trips 7 days after their last activity.
+    static let defaultSeconds = 7 * 86_400
+
+    static func load(_ environment: [String: String]) throws -> RetentionSettings {
+        let seconds = try wholeSetting(environment, "WAYMARK_TRIP_RETENTION_SECONDS", 0...3_153_600_000, default: defaultSeconds, of: "seconds")
+        let interval = try wholeSetting(environment, "WAYMARK_RETENTION_SWEEP_SECONDS", 1...86_400, default: 3600, of: "seconds")
+        let page = try wholeSetting(environment, "WAYMARK_RETENTION_PAGE", 1...100_000, default: 500, of: "trips")
+        return RetentionSettings(trips: .init(seconds: seconds, interval: .seconds(interval), firstDelay: .seconds(min(60, interval)), page: page))
+    }
+}
