@@ -2,8 +2,11 @@ import JSON
 import Journey
 
 // Which records each projection may let go from memory, and which a batch reads back (see
-// `RecordMap`). Trip records always stay: a fleet has far fewer live trips than vehicles, and the
-// maps derived from them (which vehicle serves which trip) must be whole. Vehicle records go only
+// `RecordMap`). Trip records of the fleet, journey and driver-feed projections always stay: a fleet
+// has far fewer live trips than vehicles, and the maps derived from them (which vehicle serves
+// which trip) must be whole; they leave memory when the trip is deleted (`DeleteTrip`, or the
+// retention sweep). The route audit keeps deleted trips' audits, so it lets finished audits go and
+// reads an audit back for any event that names its trip. Vehicle records go only
 // while no trip is linked to the vehicle, so rendering a trip never reads one that is let go; a
 // batch reads back each vehicle it has an event for, and for each trip event the trip's vehicle
 // and the vehicle it is assigned to.
@@ -112,4 +115,36 @@ extension DriverFeedProjection {
     }
 
     package func takeUnrestoredReads() -> [String] { vehicles.takeUnrestoredReads() }
+}
+
+extension RouteAuditProjection {
+    /// The audits the batch's events read: each trip event's own, and the trips each vehicle
+    /// event names (a location report's `currentTripIds`, an off-route episode's trip).
+    package func documentsNeeded(by envelopes: [EventEnvelope]) -> [DocumentAddress] {
+        guard audits.isPartial else { return [] }
+        var keys: Set<String> = []
+        for envelope in envelopes {
+            switch envelope.event {
+            case .trip(let provider, let tripId, _):
+                keys.insert(FleetResourceProjection.tripKey(provider: provider, tripId: tripId))
+            case .vehicle(let provider, _, let event):
+                for tripId in Self.tripsRead(by: event) { keys.insert(FleetResourceProjection.tripKey(provider: provider, tripId: tripId)) }
+            case .share, .style:
+                continue
+            }
+        }
+        return audits.addressesToRestore(keys, collection: Self.auditStatesCollection)
+    }
+
+    package mutating func restore(_ requested: [DocumentAddress], found: [DocumentChange]) {
+        audits.restore(requested, found: found, collection: Self.auditStatesCollection)
+    }
+
+    /// Lets go of finished audits: trips COMPLETE or CANCELED, deleted ones, and earlier
+    /// lifecycles. An audit in progress always stays.
+    package mutating func letGo(keeping limit: Int) -> Int {
+        audits.letGo(keeping: limit) { _, record in record.deletedAt != nil || record.status.isTerminal }
+    }
+
+    package func takeUnrestoredReads() -> [String] { audits.takeUnrestoredReads() }
 }

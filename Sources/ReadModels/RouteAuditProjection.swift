@@ -239,6 +239,19 @@ package struct RouteAuditProjection: ReadModelProjection, Equatable {
         }
     }
 
+    /// The trips whose audits `applyVehicle` reads for `event` (what `documentsNeeded` reads back).
+    static func tripsRead(by event: Vehicle.Event) -> [String] {
+        switch event {
+        case .locationReported(let e): e.currentTripIds
+        case .wentOffRoute(let e): [e.tripId]
+        case .rejoinedRoute(let e): [e.tripId]
+        case .rerouted(let e): [e.tripId]
+        case .routeFollowed(let e): [e.tripId]
+        case .tripReleased(let e): [e.tripId]
+        default: []
+        }
+    }
+
     private mutating func modify(_ provider: String, _ tripId: String, _ change: (inout AuditRecord) -> Void) {
         let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
         guard var record = audits[key], record.deletedAt == nil else { return }

@@ -80,8 +80,23 @@ extension FleetScenario {
         return s
     }
 
+    /// `completed`, then more trips created while `t-1`'s finished audit may be let go, `t-1`
+    /// deleted, created again and assigned (each of which reads the finished audit back).
+    static func finishedTripNamedAgain() throws -> FleetScenario {
+        var s = try completed()
+        try s.trip("t-2", .createTrip(.init(tripId: "t-2", tripType: .exclusive, pickup: pickup), at: t(500)), at: 500)
+        try s.trip("t-1", .deleteTrip(at: t(501)), at: 501)
+        try s.trip("t-3", .createTrip(.init(tripId: "t-3", tripType: .exclusive, pickup: stop1), at: t(502)), at: 502)
+        try s.trip("t-4", .createTrip(.init(tripId: "t-4", tripType: .exclusive, pickup: stop2), at: t(503)), at: 503)
+        try s.trip("t-1", .createTrip(.init(tripId: "t-1", tripType: .exclusive, pickup: stop2, dropoff: pickup), at: t(504)), at: 504)
+        try s.trip("t-1", .assignVehicle(vehicleId: "v-1", vehicle: s.vehicles["v-1"], at: t(505)), at: 505)
+        try s.report("v-1", stop2.point, at: 506)
+        return s
+    }
+
     static func named(_ name: String) throws -> FleetScenario {
         switch name {
+        case "finishedTripNamedAgain": try finishedTripNamedAgain()
         case "idleVehicles": try idleVehicles()
         case "completed": try completed()
         case "offRouteTrip": try RouteAuditProjectionTests.offRouteTrip()
@@ -93,7 +108,7 @@ extension FleetScenario {
 
 /// Projections that let records go from memory write exactly what they write keeping everything.
 @Suite struct RecordRestoringTests {
-    static let scenarios = ["idleVehicles", "completed", "offRouteTrip", "completedUpdatedAndDeleted", "lifecycles"]
+    static let scenarios = ["idleVehicles", "completed", "offRouteTrip", "completedUpdatedAndDeleted", "lifecycles", "finishedTripNamedAgain"]
 
     /// Folds `envelopes` in batches of `size`, once keeping everything and once letting every
     /// record go that may go after each batch, and compares every batch's changes.
@@ -132,6 +147,35 @@ extension FleetScenario {
         let result = Self.compare(DriverFeedProjection.self, try FleetScenario.named(scenario).envelopes, batch: batch)
         #expect(result.batches > 1)
         if scenario == "idleVehicles" { #expect(result.restored > 0 && result.letGo > 0) }
+    }
+
+    @Test(arguments: scenarios, [1, 2, 3, 7])
+    func theRouteAuditLettingFinishedAuditsGoWritesWhatItWritesKeepingThem(scenario: String, batch: Int) throws {
+        let result = Self.compare(RouteAuditProjection.self, try FleetScenario.named(scenario).envelopes, batch: batch)
+        #expect(result.batches > 1)
+        // A finished audit let go is read back when its trip is deleted and when the id is used again.
+        if scenario == "finishedTripNamedAgain" && batch == 1 { #expect(result.restored >= 2 && result.letGo >= 2) }
+    }
+
+    @Test func anAuditInProgressStaysInMemoryAndAFinishedOneIsLetGo() throws {
+        // given two trips on one vehicle, one of them completed
+        var scenario = try FleetScenario.withVehicle()
+        for (index, id) in ["t-1", "t-2"].enumerated() {
+            let at = Double(10 + index * 10)
+            try scenario.trip(id, .createTrip(.init(tripId: id, tripType: .shared, pickup: FleetScenario.pickup), at: FleetScenario.t(at)), at: at)
+            try scenario.trip(id, .assignVehicle(vehicleId: "v-1", vehicle: scenario.vehicles["v-1"], at: FleetScenario.t(at + 1)), at: at + 1)
+        }
+        try scenario.trip("t-1", .cancelTrip(at: FleetScenario.t(40)), at: 40)
+        var store = LimitedProjectionStore<RouteAuditProjection>(limit: 0)
+        // when the route audit lets go of what it may
+        _ = store.apply(scenario.envelopes)
+        // then only the finished audit is gone from memory
+        #expect(store.letGo == 1)
+        #expect(store.projection.audits.keys.sorted() == ["providers/acme/trips/t-2"])
+        // and a later event of that trip asks for its stored audit
+        try scenario.trip("t-1", .deleteTrip(at: FleetScenario.t(50)), at: 50)
+        #expect(store.projection.documentsNeeded(by: Array(scenario.envelopes.suffix(1)))
+            == [DocumentAddress(collection: "audit_states", key: "providers/acme/trips/t-1")])
     }
 
     @Test func aVehicleServingATripStaysInMemoryAndAnIdleOneIsLetGo() throws {
