@@ -20,7 +20,7 @@ import TestSupport
             try await server.startTrip("t-done", vehicle: "v-2")
             try await server.completeTrip("t-done")
             try await server.createTrip("t-canceled")
-            #expect(try await server.updateTrip("t-canceled", mask: "tripStatus", #"{"tripStatus":"CANCELED"}"#).0 == 200)
+            try await Self.cancel("t-canceled", on: server)
 
             #expect(await Self.waitFor { try await server.json("GET", "/v1/providers/acme/trips/t-done").0 == 404 },
                      "the completed trip was not deleted")
@@ -57,7 +57,7 @@ import TestSupport
             let finished = (1...5).map { "t-\($0)" }
             for trip in finished {
                 try await server.createTrip(trip)
-                #expect(try await server.updateTrip(trip, mask: "tripStatus", #"{"tripStatus":"CANCELED"}"#).0 == 200)
+                try await Self.cancel(trip, on: server)
             }
             try await server.createTrip("t-open")
             #expect(await Self.waitFor { try await IngestEndpointTests.metric(server, "waymark_retention_trips_deleted_total") == 5 },
@@ -104,6 +104,14 @@ import TestSupport
             #expect(result.status == 2)
             #expect(result.stderr.contains("\(name) must be a whole number of seconds \(message)"), "\(result.stderr)")
         }
+    }
+
+    /// Cancels `trip`. Under the whole suite's load the fleet projection may apply the write later
+    /// than the consistency timeout: a 503 then says the write was kept, and the sweep still finds it.
+    static func cancel(_ trip: String, on server: TestServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let (status, body) = try await server.updateTrip(trip, mask: "tripStatus", #"{"tripStatus":"CANCELED"}"#)
+        #expect(status == 200 || (status == 503 && body["error"]?["status"]?.stringValue == "UNAVAILABLE"),
+                "cancel \(trip): \(status) \(body)", sourceLocation: sourceLocation)
     }
 
     static func waitFor(_ condition: () async throws -> Bool) async -> Bool {
