@@ -34,6 +34,20 @@ import TestSupport
     /// `body` with `member` added as its last member.
     static func adding(_ member: String, to body: String) -> String { String(body.dropLast()) + "," + member + "}" }
 
+    @Test func aJSONMediaTypeInAnyCaseWithParametersAndBlanksAndAMaskWithBlanksAreAccepted() async throws {
+        try await TestServer.with { server in
+            try await server.createVehicle("v-1")
+            let path = "/v1/providers/acme/vehicles/v-1?updateMask=lastLocation,%20vehicleState%09"
+            let body = #"{"vehicleState":"OFFLINE","lastLocation":{"location":{"latitude":52.51,"longitude":13.4}}}"#
+            let answer = try await server.request("PUT", path, body: body, token: server.server, contentType: " Application/JSON ; charset=utf-8")
+            #expect(answer.status == 200, "\(answer.text)")
+            #expect(answer.json["vehicleState"]?.stringValue == "OFFLINE")
+            #expect(answer.json["lastLocation"]?["location"]?["latitude"]?.doubleValue == 52.51)
+            let other = try await server.request("PUT", path, body: body, token: server.server, contentType: "application/jsonx")
+            #expect(other.status == 415, "\(other.text)")
+        }
+    }
+
     @Test func everyBodyEndpointRejectsWrongMediaMalformedJSONUnknownFieldsWrongTypesAndBadCoordinates() async throws {
         try await TestServer.with { server in
             try await server.createVehicle("v-1")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP
 import JSON
 import Journey
 import ReadModels
@@ -164,7 +165,7 @@ extension WaymarkAPI {
 
     static func mask(_ message: JSONObject) throws(APIError) -> [String] {
         let text = try message["updateMask"].map { v throws(APIError) in try ProtoValue.string(v, at: "update_mask") } ?? ""
-        let paths = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let paths = text.split(separator: ",").map { String($0.trimmingBlanks) }.filter { !$0.isEmpty }
         guard !paths.isEmpty else { throw .invalidArgument("update_mask is required and must name at least one field") }
         return paths
     }

@@ -116,7 +116,7 @@ extension RESTHandler {
             let options = try JourneyStyleJSON.options(try Self.body(request))
             var expected: Int64?
             if let match = request.header("if-match") {
-                let tag = match.trimmingCharacters(in: .whitespaces)
+                let tag = String(match.trimmingBlanks)
                 guard tag.count >= 3, tag.hasPrefix("\""), tag.hasSuffix("\""), let version = Int64(tag.dropFirst().dropLast()), version >= 0 else {
                     throw .invalidArgument("If-Match must be the quoted version of the journey style, such as \"3\" (got \(String(tag.prefix(32)).debugDescription))")
                 }
@@ -141,7 +141,7 @@ extension RESTHandler {
 
     /// `Last-Event-ID` as a version (a malformed one counts as none: the stream starts afresh).
     static func lastEventId(_ request: HTTPRequest) -> Int64? {
-        request.header("last-event-id").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        request.header("last-event-id").flatMap { Int64($0.trimmingBlanks) }
     }
 
     static func journeyResponse(_ answer: RiderService.JourneyAnswer) -> HTTPResponse {

@@ -175,7 +175,7 @@ package final class RESTHandler: HTTPHandler {
     /// The JSON body: `application/json` only (415 otherwise), parsed strictly; empty means `{}`.
     static func body(_ request: HTTPRequest) throws(APIError) -> JSONValue {
         if request.body.isEmpty { return .object(JSONObject()) }
-        let type = request.header("content-type")?.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let type = request.header("content-type")?.split(separator: ";").first.map { $0.trimmingBlanks.lowercased() }
         guard type == "application/json" else {
             throw APIError(.unsupportedMediaType, "the request body must be application/json (got \(type.map { "\"\($0)\"" } ?? "no Content-Type"))")
         }
@@ -188,7 +188,7 @@ package final class RESTHandler: HTTPHandler {
 
     static func mask(_ query: inout QueryParameters) throws(APIError) -> [String] {
         let values = query.values("updateMask")
-        let paths = values.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+        let paths = values.flatMap { $0.split(separator: ",").map { String($0.trimmingBlanks) } }.filter { !$0.isEmpty }
         guard !paths.isEmpty else { throw .invalidArgument("updateMask is required (query parameter, comma-separated field names)") }
         return paths
     }
