@@ -128,15 +128,7 @@ final class CommitterWorker: @unchecked Sendable {
         let changed = plan.changedHeads()
         let ids = changed.map(\.stream)
         let recordedAt = PostgresText.timestamp(microseconds: now)
-        let guardedHeads = Self.headUpdate(ids.count, name: "waymark_append_guard_heads", """
-                WITH updated AS (
-                    UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $5::timestamptz
-                    FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(stream_id, old_version, version, last_hash)
-                    WHERE streams.stream_id = u.stream_id AND streams.version = u.old_version {HEADS}
-                    RETURNING 1
-                )
-                SELECT waymark_expect_count((SELECT count(*) FROM updated), $6::bigint)
-                """, [PostgresText.arrayLiteral(ids),
+        let guardedHeads = Self.headUpdate(ids.count, Self.guardHeads, [PostgresText.arrayLiteral(ids),
                       PostgresText.arrayLiteral(changed.map(\.head.startVersion)),
                       PostgresText.arrayLiteral(changed.map(\.head.version)),
                       PostgresText.arrayLiteral(changed.map { PostgresText.hexBytea($0.head.hash) }),
@@ -179,17 +171,47 @@ final class CommitterWorker: @unchecked Sendable {
     ///
     /// Each form is prepared as `name` with a suffix; the nested-loop form is always planned and run
     /// with those joins off, so the plan its session caches is one made under the same settings.
-    static func headUpdate(_ heads: Int, name: String, _ sql: String, _ parameters: [String?]) -> [Statement] {
+    static func headUpdate(_ heads: Int, _ sql: HeadUpdateSQL, _ parameters: [String?]) -> [Statement] {
         guard heads >= manyHeads else {
-            return [Statement(sql.replacingOccurrences(of: "{HEADS}", with: "AND streams.stream_id = ANY($1::text[])"), parameters,
-                              preparedName: name + "_few")]
+            return [Statement(sql.few, parameters, preparedName: sql.name + "_few")]
         }
         return [Statement("SELECT set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)",
                           preparedName: "waymark_append_joins_off"),
-                Statement(sql.replacingOccurrences(of: "{HEADS}", with: ""), parameters, preparedName: name + "_many"),
+                Statement(sql.many, parameters, preparedName: sql.name + "_many"),
                 Statement("SELECT set_config('enable_hashjoin', 'on', true), set_config('enable_mergejoin', 'on', true)",
                           preparedName: "waymark_append_joins_on")]
     }
+
+    /// A head update of `headUpdate` in both forms, its `{HEADS}` replaced once (not per group).
+    struct HeadUpdateSQL: Sendable {
+        let name: String
+        let few: String
+        let many: String
+
+        init(name: String, _ sql: String) {
+            self.name = name
+            few = sql.replacingOccurrences(of: "{HEADS}", with: "AND streams.stream_id = ANY($1::text[])")
+            many = sql.replacingOccurrences(of: "{HEADS}", with: "")
+        }
+    }
+
+    /// The fast path's heads, each guarded by the version it was decided on.
+    static let guardHeads = HeadUpdateSQL(name: "waymark_append_guard_heads", """
+        WITH updated AS (
+            UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $5::timestamptz
+            FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bytea[]) AS u(stream_id, old_version, version, last_hash)
+            WHERE streams.stream_id = u.stream_id AND streams.version = u.old_version {HEADS}
+            RETURNING 1
+        )
+        SELECT waymark_expect_count((SELECT count(*) FROM updated), $6::bigint)
+        """)
+
+    /// The locking path's heads (locked with `FOR UPDATE` before).
+    static let lockedHeads = HeadUpdateSQL(name: "waymark_append_locked_heads", """
+        UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $4::timestamptz
+        FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS u(stream_id, version, last_hash)
+        WHERE streams.stream_id = u.stream_id {HEADS}
+        """)
 
     /// From this many heads on, `headUpdate` joins them by nested loop.
     static let manyHeads = 128
@@ -324,11 +346,7 @@ final class CommitterWorker: @unchecked Sendable {
         let updated = changed.filter(\.head.existed)
         if !updated.isEmpty {
             let ids = updated.map(\.stream)
-            round2 += Self.headUpdate(ids.count, name: "waymark_append_locked_heads", """
-                UPDATE streams SET version = u.version, last_hash = u.last_hash, updated_at = $4::timestamptz
-                FROM unnest($1::text[], $2::bigint[], $3::bytea[]) AS u(stream_id, version, last_hash)
-                WHERE streams.stream_id = u.stream_id {HEADS}
-                """, [PostgresText.arrayLiteral(ids),
+            round2 += Self.headUpdate(ids.count, Self.lockedHeads, [PostgresText.arrayLiteral(ids),
                       PostgresText.arrayLiteral(updated.map(\.head.version)),
                       PostgresText.arrayLiteral(updated.map { PostgresText.hexBytea($0.head.hash) }),
                       recordedAt])

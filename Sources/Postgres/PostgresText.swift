@@ -193,10 +193,39 @@ package enum PostgresText {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        let date = String(format: "%04d-%02d-%02d %02d:%02d:%02d.%06d+00",
-                          Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            return String(format: "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", year, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
                           Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(micros))
-        return date
+        }
+        // Written digit by digit: `String(format:)` goes through Foundation's formatter, about 1%
+        // of the server's CPU when every group commit and batch stamped its time with it.
+        var text: [UInt8] = []
+        text.reserveCapacity(29)
+        func digits(_ value: Int, _ width: Int) {
+            var value = value, divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                text.append(UInt8(ascii: "0") + UInt8(value / divisor))
+                value %= divisor
+                divisor /= 10
+            }
+        }
+        digits(year, 4)
+        text.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2)
+        text.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2)
+        text.append(UInt8(ascii: " "))
+        digits(Int(parts.tm_hour), 2)
+        text.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2)
+        text.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2)
+        text.append(UInt8(ascii: "."))
+        digits(Int(micros), 6)
+        text.append(contentsOf: "+00".utf8)
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

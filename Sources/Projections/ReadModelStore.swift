@@ -18,9 +18,11 @@ package struct ReadModelStore: Sendable {
         }
         self.name = name
         self.table = "rm_" + name
+        quotedTable = Connection.quoteIdentifier(table)
     }
 
-    var quotedTable: String { Connection.quoteIdentifier(table) }
+    /// `table` quoted for SQL text (worked out once: it is in every batch's statements).
+    let quotedTable: String
 
     /// Between two documents of one upsert: U+001E, the record separator, which JSON text never
     /// holds unescaped.

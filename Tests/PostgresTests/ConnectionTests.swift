@@ -39,6 +39,32 @@ import TestSupport
         }
     }
 
+    @Test func timestampTextIsWhatPostgreSQLReadsBackToTheMicrosecond() async throws {
+        let samples: [Int64] = [0, 1, 999_999, 1_000_000, -1, -1_000_001, 951_782_400_123_456 /* 2000-02-29 */,
+                                1_796_083_199_999_999 /* 2026-12-31 23:59:59.999999 */, 253_402_300_799_999_999 /* 9999-12-31 */,
+                                -62_135_596_800_000_000 /* 0001-01-01 */]
+        // Every digit of every field, against the formatter it replaced.
+        for micros in samples {
+            let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            let formatted = String(format: "%04d-%02d-%02d %02d:%02d:%02d.%06d+00", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+                                   Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(micros - seconds * 1_000_000))
+            #expect(PostgresText.timestamp(microseconds: micros) == formatted)
+        }
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                for micros in samples {
+                    let row = try connection.query("SELECT (extract(epoch FROM $1::timestamptz) * 1000000)::bigint",
+                                                   [PostgresText.timestamp(microseconds: micros)]).first!
+                    #expect(try row.int64(0) == micros, "\(PostgresText.timestamp(microseconds: micros))")
+                }
+            }
+        }
+    }
+
     @Test func serverErrorCarriesSQLStateAndIsNotRetriable() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             try await Blocking.run {
