@@ -158,7 +158,7 @@ package final class ProjectionRunner: Sendable {
     private let progress = FeedSignal()
     /// Bumped by readers that wait for a position; cuts a settling runner's wait short.
     private let hurry = FeedSignal()
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let loop = BackgroundTask()
 
     package init(store: EventStore, conninfo: String, setupStatements: [String] = [], options: Options = Options(),
                  projector: @escaping @Sendable () -> any Projector) {
@@ -173,16 +173,13 @@ package final class ProjectionRunner: Sendable {
 
     /// Starts the loop in the background.
     package func start() {
-        let loop = Task { await self.run() }
-        task.withLock { $0 = loop }
+        loop.start { await self.run() }
     }
 
     /// Stops the loop (a batch in flight finishes or rolls back) and closes the connection,
     /// which releases the ownership lock.
     package func stop() async {
-        let running = task.withLock { $0 }
-        running?.cancel()
-        await running?.value
+        await loop.stop()
         await pool.shutdown()
     }
 

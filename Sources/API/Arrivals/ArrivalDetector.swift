@@ -58,7 +58,7 @@ package final class ArrivalDetector: Sendable {
     private let store: EventStore
     private let pool: ConnectionPool
     private let state = Mutex(Status())
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let loop = BackgroundTask()
     /// Called for each pickup arrival this node appended (not for ones already in the log), when `advanceTripStatus` is on.
     private let advance: (@Sendable (_ provider: String, _ arrival: StopArrival.Event.Arrived) async -> Void)?
 
@@ -73,14 +73,11 @@ package final class ArrivalDetector: Sendable {
 
     package func start() {
         guard settings.enabled else { return }
-        let loop = Task { await self.run() }
-        task.withLock { $0 = loop }
+        loop.start { await self.run() }
     }
 
     package func stop() async {
-        let running = task.withLock { $0 }
-        running?.cancel()
-        await running?.value
+        await loop.stop()
         await pool.shutdown()
     }
 

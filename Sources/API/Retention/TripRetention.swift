@@ -59,7 +59,7 @@ package final class TripRetention: Sendable {
     private let trips: TripService
     private let pool: ConnectionPool
     private let state = Mutex(Status())
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let loop = BackgroundTask()
     private let log: (@Sendable (String) -> Void)?
 
     init(store: EventStore, trips: TripService, settings: Settings, log: (@Sendable (String) -> Void)?) {
@@ -72,14 +72,11 @@ package final class TripRetention: Sendable {
     /// Starts sweeping in the background (nothing when `seconds` is 0).
     package func start() {
         guard settings.seconds > 0 else { return }
-        let loop = Task { await self.run() }
-        task.withLock { $0 = loop }
+        loop.start { await self.run() }
     }
 
     package func stop() async {
-        let running = task.withLock { $0 }
-        running?.cancel()
-        await running?.value
+        await loop.stop()
         await pool.shutdown()
     }
 

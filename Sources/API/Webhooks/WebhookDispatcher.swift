@@ -70,7 +70,7 @@ package final class WebhookDispatcher: Sendable {
     private let lockPool: ConnectionPool
     private let state = Mutex(State())
     private let wake = FeedSignal()
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    private let loop = BackgroundTask()
 
     package init(store: EventStore, options: Options, conninfo: String? = nil, setupStatements: [String] = []) {
         self.store = store
@@ -85,15 +85,12 @@ package final class WebhookDispatcher: Sendable {
 
     /// Starts the supervising loop in the background.
     package func start() {
-        let task = Task { await self.supervise() }
-        loop.withLock { $0 = task }
+        loop.start { await self.supervise() }
     }
 
     /// Stops every delivery (a request in flight is abandoned; its event is delivered again later).
     package func stop() async {
-        let task = loop.withLock { $0 }
-        task?.cancel()
-        await task?.value
+        await loop.stop()
         await cancelWorkers()
         await lockPool.shutdown()
     }
