@@ -4,13 +4,12 @@ import API
 struct RetentionSettings {
     var trips: TripRetention.Settings
 
-    /// Fleet Engine deletes trips 7 days after their last activity.
-    static let defaultSeconds = 7 * 86_400
-
     static func load(_ environment: [String: String]) throws -> RetentionSettings {
-        let seconds = try wholeSetting(environment, "WAYMARK_TRIP_RETENTION_SECONDS", 0...3_153_600_000, default: defaultSeconds, of: "seconds")
-        let interval = try wholeSetting(environment, "WAYMARK_RETENTION_SWEEP_SECONDS", 1...86_400, default: 3600, of: "seconds")
-        let page = try wholeSetting(environment, "WAYMARK_RETENTION_PAGE", 1...100_000, default: 500, of: "trips")
+        let defaults = TripRetention.Settings()
+        let seconds = try wholeSetting(environment, "WAYMARK_TRIP_RETENTION_SECONDS", 0...3_153_600_000, default: defaults.seconds, of: "seconds")
+        let interval = try wholeSetting(environment, "WAYMARK_RETENTION_SWEEP_SECONDS", 1...86_400,
+                                        default: Int(defaults.interval.components.seconds), of: "seconds")
+        let page = try wholeSetting(environment, "WAYMARK_RETENTION_PAGE", 1...100_000, default: defaults.page, of: "trips")
         return RetentionSettings(trips: .init(seconds: seconds, interval: .seconds(interval), firstDelay: .seconds(min(60, interval)), page: page))
     }
 }

@@ -157,16 +157,6 @@ extension RiderEndpoints {
             #expect(result.status == 2)
             #expect(result.stderr.contains("WAYMARK_STREAM_BUFFER_BYTES must be a whole number of bytes from 4096"), "\(result.stderr)")
         }
-
-        /// Polls `condition` every 50 ms for up to `timeout`.
-        func waitFor(_ timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if (try? await condition()) == true { return true }
-                try? await Task.sleep(for: .milliseconds(50))
-            }
-            return false
-        }
     }
 }
 

@@ -43,6 +43,16 @@ extension TestServer {
     }
 }
 
+/// Polls `condition` every 50 ms for up to `timeout`; whether it held.
+func waitFor(_ timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if (try? await condition()) == true { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return false
+}
+
 /// Asserts Fleet Engine's error shape with the given HTTP status and status name.
 func expectError(_ result: (Int, JSONValue), _ status: Int, _ name: String, containing text: String? = nil,
                  sourceLocation: SourceLocation = #_sourceLocation) {

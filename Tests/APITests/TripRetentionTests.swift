@@ -22,9 +22,9 @@ import TestSupport
             try await server.createTrip("t-canceled")
             try await Self.cancel("t-canceled", on: server)
 
-            #expect(await Self.waitFor { try await server.json("GET", "/v1/providers/acme/trips/t-done").0 == 404 },
+            #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/trips/t-done").0 == 404 },
                      "the completed trip was not deleted")
-            #expect(await Self.waitFor { try await server.json("GET", "/v1/providers/acme/trips/t-canceled").0 == 404 },
+            #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/trips/t-canceled").0 == 404 },
                      "the canceled trip was not deleted")
             // Several more sweeps: what is in progress stays, however quiet.
             try await Task.sleep(for: .seconds(3))
@@ -60,10 +60,10 @@ import TestSupport
                 try await Self.cancel(trip, on: server)
             }
             try await server.createTrip("t-open")
-            #expect(await Self.waitFor { try await IngestEndpointTests.metric(server, "waymark_retention_trips_deleted_total") == 5 },
+            #expect(await waitFor { try await IngestEndpointTests.metric(server, "waymark_retention_trips_deleted_total") == 5 },
                     "five canceled trips over pages of two")
             for trip in finished {  // the fleet projection applies the deletions a moment later
-                #expect(await Self.waitFor { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip)")
+                #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip)")
             }
             // Later sweeps neither count them again nor touch the open trip.
             try await Task.sleep(for: .seconds(3))
@@ -78,7 +78,7 @@ import TestSupport
         try await TestServer.with(environment: Self.environment(seconds: 3600)) { server in
             try await server.startTrip("t-1", vehicle: "v-1")
             try await server.completeTrip("t-1")
-            #expect(await Self.waitFor { try await IngestEndpointTests.metric(server, "waymark_retention_sweeps_total") >= 2 },
+            #expect(await waitFor { try await IngestEndpointTests.metric(server, "waymark_retention_sweeps_total") >= 2 },
                     "no sweep ran")
             #expect(try await server.json("GET", "/v1/providers/acme/trips/t-1").0 == 200)
             #expect(try await IngestEndpointTests.metric(server, "waymark_retention_trips_deleted_total") == 0)
@@ -112,14 +112,5 @@ import TestSupport
         let (status, body) = try await server.updateTrip(trip, mask: "tripStatus", #"{"tripStatus":"CANCELED"}"#)
         #expect(status == 200 || (status == 503 && body["error"]?["status"]?.stringValue == "UNAVAILABLE"),
                 "cancel \(trip): \(status) \(body)", sourceLocation: sourceLocation)
-    }
-
-    static func waitFor(_ condition: () async throws -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if (try? await condition()) == true { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return false
     }
 }

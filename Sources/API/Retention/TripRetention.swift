@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Journey
 import Postgres
+import Projections
 import Synchronization
 
 /// Deletes finished trips that took no event for a while, as Fleet Engine deletes trips 7 days
@@ -22,7 +23,8 @@ import Synchronization
 package final class TripRetention: Sendable {
     package struct Settings: Sendable, Hashable {
         /// Seconds without an event after which a finished trip is deleted (`WAYMARK_TRIP_RETENTION_SECONDS`,
-        /// 7 days unless set); 0 keeps trips until `DeleteTrip`.
+        /// 7 days unless set, as Fleet Engine deletes trips 7 days after their last activity); 0 keeps
+        /// trips until `DeleteTrip`.
         package var seconds: Int
         /// Time between sweeps (`WAYMARK_RETENTION_SWEEP_SECONDS`); the first runs one `firstDelay` after start.
         package var interval: Duration
@@ -148,7 +150,7 @@ package final class TripRetention: Sendable {
             for row in page {
                 try Task.checkCancellation()  // stopping: the next sweep starts from the last page recorded
                 sweep.examined += 1
-                guard let (provider, tripId) = Self.trip(row.stream) else { continue }
+                guard let (category, provider, tripId) = EnvelopeDecoder.parse(row.stream), category == "trip" else { continue }
                 let context = CommandContext(caller: Principal(role: .server, provider: provider, subject: "waymark-retention"),
                                              requestId: "retention-\(cutoffText)")
                 if try await trips.expire(provider: provider, tripId: tripId, version: row.version, before: cutoff, context: context) {
@@ -173,15 +175,6 @@ package final class TripRetention: Sendable {
                 ON CONFLICT (name) DO UPDATE SET swept_before = greatest(retention_sweeps.swept_before, excluded.swept_before), updated_at = now()
                 """, [Self.sweepName, sweptBefore])
         }
-    }
-
-    /// `trip:{provider}/{tripId}` → (provider, tripId).
-    static func trip(_ stream: String) -> (String, String)? {
-        guard stream.hasPrefix("trip:") else { return nil }
-        let rest = stream.dropFirst("trip:".count)
-        guard let slash = rest.firstIndex(of: "/") else { return nil }
-        let provider = String(rest[..<slash]), tripId = String(rest[rest.index(after: slash)...])
-        return provider.isEmpty || tripId.isEmpty ? nil : (provider, tripId)
     }
 
     package func metricLines() -> [String] {
