@@ -51,13 +51,16 @@ package final class WaymarkAPI: Sendable {
     ///     (a fallback: that node's NOTIFY brings changes at once; see `JourneyHub`).
     ///   - aggregateCache: Trip and Vehicle states the command side keeps per kind (least recently used evicted).
     ///   - retention: how long finished trips stay after their last event, and how often that is swept (`TripRetention`).
+    ///   - ingestBacklog: how many events of this node's batch ingest the journey and fleet projections may be behind
+    ///     before `reportLocations` waits for them (`IngestPacer`; 0: never).
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
                  horizonWarningSeconds: Double = 30,
                  webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
                  replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1),
-                 aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: TripRetention.Settings = .init()) {
+                 aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: TripRetention.Settings = .init(),
+                 ingestBacklog: Int = IngestPacer.defaultMaximumBacklog) {
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
         self.runners = runners
@@ -78,7 +81,10 @@ package final class WaymarkAPI: Sendable {
         hub.start()
         riders = RiderService(hub: hub, readModel: journeys, fleet: readModel, repository: repository, authenticator: authenticator,
                               clock: clock, publicURL: publicURL)
-        ingest = LocationIngestService(repository: repository, clock: clock)
+        let pacer = IngestPacer(maximumBacklog: ingestBacklog, timeout: consistencyTimeout, waiters: [JourneyViewProjection.name, FleetResourceProjection.name].map { name in
+            ProjectionWaiter(name: name, pool: store.pool, runner: runners.first { $0.name == name })
+        })
+        ingest = LocationIngestService(repository: repository, clock: clock, pacer: pacer)
         audit = AuditService(store: store, clock: clock)
         let feeds = DriverFeedReadModel(pool: store.pool, runner: runners.first { $0.name == DriverFeedProjection.name }, consistencyTimeout: consistencyTimeout)
         drivers = DriverService(trips: trips, repository: repository, feeds: feeds, clock: clock)
@@ -179,6 +185,7 @@ package final class WaymarkAPI: Sendable {
         extra += webhooks.dispatcher.metricLines()
         if arrivals.settings.enabled { extra += arrivals.metricLines() }
         if retention.settings.seconds > 0 { extra += retention.metricLines() }
+        extra += ingest.pacer?.metricLines() ?? []
         return metrics.render(extra: extra)
     }
 }

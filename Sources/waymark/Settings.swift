@@ -1,4 +1,5 @@
 import Foundation
+import API
 import Signing
 
 /// Configuration read once from the environment and the command line (flags override environment
@@ -88,6 +89,8 @@ struct HTTPSettings {
     var publicURL: String?
     /// `/readyz` warns when the feed's horizon is older than this.
     var horizonWarningSeconds: Int
+    /// Events the journey and fleet projections may be behind this node's batch ingest (0: unbounded).
+    var ingestBacklog: Int
 
     static func load(_ environment: [String: String], flags: Flags) throws -> HTTPSettings {
         let host = flags.value("host") ?? environment["WAYMARK_HTTP_HOST"] ?? "127.0.0.1"
@@ -113,6 +116,7 @@ struct HTTPSettings {
         }
         let consistency = try wholeSetting(environment, "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS", 1...600, default: 5, of: "seconds")
         let horizonWarning = try wholeSetting(environment, "WAYMARK_HORIZON_WARNING_SECONDS", 1...86_400, default: 30, of: "seconds")
+        let ingestBacklog = try wholeSetting(environment, "WAYMARK_INGEST_MAX_BACKLOG", 0...1_000_000_000, default: IngestPacer.defaultMaximumBacklog, of: "events")
         var publicURL = environment["WAYMARK_PUBLIC_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let url = publicURL {
             guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: url)?.host != nil else {
@@ -121,6 +125,6 @@ struct HTTPSettings {
             while publicURL?.hasSuffix("/") == true { publicURL?.removeLast() }
         }
         return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys, consistencyTimeoutSeconds: consistency,
-                            publicURL: publicURL, horizonWarningSeconds: horizonWarning)
+                            publicURL: publicURL, horizonWarningSeconds: horizonWarning, ingestBacklog: ingestBacklog)
     }
 }

@@ -416,4 +416,68 @@ import TestSupport
             #expect(hits > 0)
         }
     }
+
+    /// Sustained overload is paced, not refused: past `WAYMARK_INGEST_MAX_BACKLOG` events that the
+    /// journey projection has not applied, a batch waits for it (here it cannot move: its table is
+    /// locked), goes on after the consistency timeout, and every report is kept. A burst under the
+    /// bound never waits, and once the projection moves again batches pass without a timeout.
+    @Test func batchesWaitForAProjectionFarBehindButEveryReportIsKept() async throws {
+        try await TestServer.with(environment: ["WAYMARK_INGEST_MAX_BACKLOG": "20", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "1"]) { server in
+            for n in 0..<5 { try await server.createVehicle("v-\(n)") }
+            var sent = 0
+            func post(_ count: Int) async throws -> Duration {
+                let reports = (0..<count).map { Self.report("v-\($0 % 5)", latitude: 52.5 + Double(sent + $0) / 10_000) }
+                sent += count
+                let started = ContinuousClock.now
+                let (status, body) = try await server.json("POST", Self.path, Self.batch(reports))
+                #expect(status == 200 && Self.results(body).allSatisfy { $0["status"]?.stringValue == "ACCEPTED" }, "\(body)")
+                return ContinuousClock.now - started
+            }
+            let before = try await server.eventCount()
+            _ = try await post(10)
+            #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") == 0)
+
+            // The journey runner's next write blocks on the lock (a table lock takes no transaction
+            // id, so no other test's projections are held back).
+            let url = server.databaseURL
+            let locked = Latch(), released = Latch()
+            let holder = Task.detached {
+                try await Blocking.run {
+                    let connection = try Connection(conninfo: url)
+                    try connection.execute("BEGIN")
+                    try connection.execute("LOCK TABLE rm_journey IN EXCLUSIVE MODE")
+                    locked.open()
+                    let deadline = Date().addingTimeInterval(60)
+                    while !released.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                    try connection.execute("COMMIT")
+                }
+            }
+            while !locked.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+            _ = try await post(30)  // 40 appended, the first 10 perhaps applied: no wait yet
+            let waited = try await post(30)  // the 30 before it are not applied: waits, then goes on
+            released.open()
+            try await holder.value
+            #expect(waited >= .milliseconds(900), "\(waited)")
+            #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") >= 1)
+            #expect(try await Self.metric(server, "waymark_ingest_pace_timeouts_total") == 1)
+
+            _ = try await post(30)  // the projection moves again: it may wait, but not time out
+            #expect(try await Self.metric(server, "waymark_ingest_pace_timeouts_total") == 1)
+            #expect(try await server.eventCount() == before + Int64(sent))
+        }
+    }
+
+    @Test func ingestPacingIsOffWithABacklogOfZeroAndRefusesBadSettings() async throws {
+        try await TestServer.with(environment: ["WAYMARK_INGEST_MAX_BACKLOG": "0"]) { server in
+            try await server.createVehicle("v-1")
+            let (status, _) = try await server.json("POST", Self.path, Self.batch([Self.report("v-1")]))
+            #expect(status == 200)
+            #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") == -1, "no pacing metrics when it is off")
+        }
+        for bad in ["-1", "lots", "1000000001"] {
+            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_INGEST_MAX_BACKLOG": bad, "WAYMARK_HTTP_PORT": "0"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("WAYMARK_INGEST_MAX_BACKLOG must be a whole number of events from 0 to 1000000000"), "\(result.stderr)")
+        }
+    }
 }

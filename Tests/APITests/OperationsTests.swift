@@ -168,10 +168,3 @@ import TestSupport
         }
     }
 }
-
-/// A flag one task raises and another polls.
-private final class Latch: Sendable {
-    private let state = Mutex(false)
-    func open() { state.withLock { $0 = true } }
-    var isOpen: Bool { state.withLock { $0 } }
-}

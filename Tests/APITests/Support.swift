@@ -1,6 +1,7 @@
 import API
 import Foundation
 import JSON
+import Synchronization
 import Testing
 import TestSupport
 
@@ -63,4 +64,11 @@ func expectError(_ result: (Int, JSONValue), _ status: Int, _ name: String, cont
         let message = result.1["error"]?["message"]?.stringValue ?? ""
         #expect(message.contains(text), "message \(message.debugDescription) lacks \(text.debugDescription)", sourceLocation: sourceLocation)
     }
+}
+
+/// A flag one task raises and another polls.
+final class Latch: Sendable {
+    private let state = Mutex(false)
+    func open() { state.withLock { $0 = true } }
+    var isOpen: Bool { state.withLock { $0 } }
 }

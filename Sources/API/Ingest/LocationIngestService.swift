@@ -25,6 +25,8 @@ import Journey
 /// projections: statuses are known at commit, and waiting for three read models to catch up would
 /// bound ingest by the slowest of them. Reads that follow on this node still see the reports:
 /// `VehicleService` waits for what this node wrote to a vehicle before it answers GetVehicle.
+/// Only sustained overload is slowed: `IngestPacer` holds a request back while the journey or
+/// fleet projection is more than its bound behind this node's ingest.
 package final class LocationIngestService: Sendable {
     /// The most reports one request may carry.
     package static let maximumReports = 5000
@@ -33,10 +35,13 @@ package final class LocationIngestService: Sendable {
 
     let repository: AggregateRepository
     let clock: @Sendable () -> Timestamp
+    /// Bounds how far the projections fall behind; nil: no pacing.
+    let pacer: IngestPacer?
 
-    init(repository: AggregateRepository, clock: @escaping @Sendable () -> Timestamp) {
+    init(repository: AggregateRepository, clock: @escaping @Sendable () -> Timestamp, pacer: IngestPacer? = nil) {
         self.repository = repository
         self.clock = clock
+        self.pacer = pacer
     }
 
     /// Decides and appends every readable report; one outcome per entry, in order.
@@ -51,12 +56,27 @@ package final class LocationIngestService: Sendable {
         guard entries.count <= Self.maximumReports else {
             throw .invalidArgument("reports may hold at most \(Self.maximumReports) reports per request (got \(entries.count))")
         }
+        // Before anything is decided: a batch that waits holds no vehicle.
+        await pacer?.pace()
         var batch = Batch(provider: provider, count: entries.count)
         for (index, entry) in entries.enumerated() { batch.admit(entry, at: index, caller: caller) }
         // From the decisions to the commit, no other batch of this process writes these vehicles.
         return try await repository.leases.holding(batch.order.map { AggregateRepository.vehicleStream(provider: provider, vehicleId: $0) }) { () async throws(APIError) in
             try await settle(&batch, provider: provider, metadata: context.metadata)
         }
+    }
+
+    /// Tells the pacer what one commit appended: its new events, and the latest feed position among them.
+    private func notePacer(_ results: [Result<AppendResult, EventStoreError>]) {
+        guard let pacer else { return }
+        var events = 0
+        var latest: FeedPosition?
+        for case .success(let appended) in results {
+            guard let position = appended.feedPosition else { continue }  // deduplicated: nothing new
+            events += appended.positions.count
+            latest = max(latest ?? position, position)
+        }
+        if let latest { pacer.appended(events, through: latest) }
     }
 
     /// Decides and appends the admitted reports of `batch`, in rounds until each is settled.
@@ -75,6 +95,7 @@ package final class LocationIngestService: Sendable {
             }
             guard !appends.isEmpty else { break }
             let results = await repository.commit(appends)
+            notePacer(results)
             var duplicates: [Planned] = []
             var committed: [(pending: AggregateRepository.Pending<VehicleAggregate>, result: AppendResult)] = []
             committed.reserveCapacity(planned.count)
