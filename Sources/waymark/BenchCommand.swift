@@ -1,3 +1,4 @@
+import API
 import EventStore
 import Foundation
 import JSON
@@ -66,6 +67,12 @@ enum BenchCommand {
                                             reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 16),
                                             updateConnections: try flags.int("connections", default: 64), logger: logger)
                     bench.only = Set((flags.value("cases") ?? "").split(separator: ",").map(String.init))
+                    if let text = flags.value("max-backlog") {
+                        guard let backlog = Int(text), backlog >= 0 else {
+                            throw UsageError("--max-backlog must be a whole number of events ≥ 0 (0: no pacing), got \(text.debugDescription)")
+                        }
+                        bench.maximumBacklog = backlog
+                    }
                     let unknown = bench.only.subtracting(["update", "ingest", "ingest-alone"])
                     guard unknown.isEmpty else { throw UsageError("--cases takes update, ingest and ingest-alone, comma-separated (got \(unknown.sorted()))") }
                     outcome = .success(try await bench.run(format: format))

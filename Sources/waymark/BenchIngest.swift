@@ -37,6 +37,8 @@ struct BenchIngest {
     let ingestConnections: Int
     let updateConnections: Int
     let insertClients = 8
+    /// The server's `WAYMARK_INGEST_MAX_BACKLOG` (`--max-backlog`).
+    var maximumBacklog = IngestPacer.defaultMaximumBacklog
     /// Which cases to run (`update`, `ingest`, `ingest-alone`); all when empty.
     var only: Set<String> = []
     let logger: Logger
@@ -97,7 +99,7 @@ struct BenchIngest {
         let runners = settings.runners(store: store, conninfo: url, mirrors: [FleetResourceProjection.name: mirror])
         for runner in runners { runner.start() }
         let secret = Array("bench-secret".utf8)
-        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)
+        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, ingestBacklog: maximumBacklog)
         let served = Mutex<[Double]?>(nil)
         let acknowledged = Atomic<Int>(0)
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody),
@@ -149,6 +151,7 @@ struct BenchIngest {
                     served.withLock { $0 = [] }
                     let duration = warmUp ? 2 : seconds
                     let cpuBefore = BenchCPU.now()
+                    let pacedBefore = api.ingest.pacer?.counts
                     let wallBefore = ContinuousClock.now
                     let arguments = ["-t1", "-c\(item.connections)", "-d\(duration)s", "--latency", "--timeout", "30s", "-s", item.ingest ? ingestScript : updateScript, base]
                     let outcome = try await BenchHTTP.offThread { try Subprocess.run(wrk, arguments) }
@@ -158,6 +161,7 @@ struct BenchIngest {
                     while server.inFlightRequests > 0 && ContinuousClock.now < quiet { try await Task.sleep(for: .milliseconds(20)) }
                     try await Task.sleep(for: .milliseconds(100))
                     let cpuAfter = BenchCPU.now()
+                    let pacedAfter = api.ingest.pacer?.counts
                     let wall = ContinuousClock.now - wallBefore
                     let durations = served.withLock { list -> [Double] in defer { list = nil }; return list ?? [] }.sorted()
                     let acked = acknowledged.load(ordering: .relaxed)
@@ -180,6 +184,10 @@ struct BenchIngest {
                     let after = store.appendStatistics
                     let transactions = after.fastPathGroups + after.lockingGroups - statistics.fastPathGroups - statistics.lockingGroups
                     let events = after.events - statistics.events
+                    if let pacedBefore, let pacedAfter, pacedAfter.waits > pacedBefore.waits {
+                        notes.append("\(item.name): \(pacedAfter.waits - pacedBefore.waits) requests waited for the journey and fleet projections (more than "
+                            + "\(BenchTable.grouped(api.ingest.pacer?.maximumBacklog ?? 0)) events behind), \(String(format: "%.1f", pacedAfter.waitedSeconds - pacedBefore.waitedSeconds)) s in all")
+                    }
                     if stale + rejected > 0 {
                         notes.append("\(item.name): \(BenchTable.grouped(stale)) reports answered STALE (appended) and \(BenchTable.grouped(rejected)) REJECTED (not appended, not counted in events/s)")
                     }

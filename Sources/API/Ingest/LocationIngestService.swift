@@ -36,7 +36,7 @@ package final class LocationIngestService: Sendable {
     let repository: AggregateRepository
     let clock: @Sendable () -> Timestamp
     /// Bounds how far the projections fall behind; nil: no pacing.
-    let pacer: IngestPacer?
+    package let pacer: IngestPacer?
 
     init(repository: AggregateRepository, clock: @escaping @Sendable () -> Timestamp, pacer: IngestPacer? = nil) {
         self.repository = repository
