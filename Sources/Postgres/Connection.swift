@@ -57,7 +57,7 @@ package final class Connection {
         if let handle { PQfinish(handle) }
         handle = nil
         preparedNames = []
-        guard let conn = PQconnectdb(conninfo) else {
+        guard let conn = Self.open(conninfo) else {
             throw PostgresError(.connectionFailed, "libpq could not allocate a connection")
         }
         guard PQstatus(conn) == CONNECTION_OK else {
@@ -72,6 +72,44 @@ package final class Connection {
         for sql in setupStatements {
             try execute(sql)
         }
+    }
+
+    /// Bounds on waiting for a server that has gone silent, applied under every connection string
+    /// (which may set any of them otherwise). Without them a TCP connection to a host that vanished
+    /// without a reset (a failover, a cut network) waits for the operating system to give up:
+    /// minutes for a connect, a quarter of an hour for a query, with the writer's thread held all
+    /// along. With them, a connect fails after 10 s, an idle or waiting connection whose peer stops
+    /// answering keepalives is dropped after about a minute (30 s idle, then three probes 10 s
+    /// apart), and data the peer does not acknowledge for 30 s fails the connection. libpq applies
+    /// the last three to TCP only; Unix sockets (the embedded cluster) are not affected.
+    package static let silenceBounds: [(keyword: String, value: String)] = [
+        ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
+        ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
+    ]
+
+    /// `PQconnectdbParams` with `silenceBounds` first and the connection string last, expanded: libpq
+    /// lets later entries override earlier ones, so whatever `conninfo` sets wins.
+    private static func open(_ conninfo: String) -> OpaquePointer? {
+        let keywords = silenceBounds.map(\.keyword) + ["dbname"]
+        let values = silenceBounds.map(\.value) + [conninfo]
+        let keywordPointers = keywords.map { strdup($0) }
+        let valuePointers = values.map { strdup($0) }
+        defer { (keywordPointers + valuePointers).forEach { free($0) } }
+        let keywordArray: [UnsafePointer<CChar>?] = keywordPointers.map { UnsafePointer($0) } + [nil]
+        let valueArray: [UnsafePointer<CChar>?] = valuePointers.map { UnsafePointer($0) } + [nil]
+        return PQconnectdbParams(keywordArray, valueArray, 1)
+    }
+
+    /// The value libpq uses for a connection parameter of this session (e.g. `connect_timeout`).
+    package func parameter(_ keyword: String) -> String? {
+        guard let handle, let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
     }
 
     /// Whether the connection is usable as far as libpq knows (a broken socket is noticed on next use).

@@ -16,6 +16,58 @@ import TestSupport
         }
     }
 
+    /// Every connection waits a bounded time for a silent server unless its connection string says otherwise.
+    @Test func connectionsBoundTheirWaitForASilentServerUnlessTheConnectionStringSetsIt() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            try await Blocking.run {
+                let plain = try Connection(conninfo: url)
+                for (keyword, value) in Connection.silenceBounds {
+                    #expect(plain.parameter(keyword) == value, "\(keyword)")
+                }
+                let separator = url.contains("?") ? "&" : "?"
+                let own = try Connection(conninfo: url + separator + "connect_timeout=3&keepalives_idle=5")
+                #expect(own.parameter("connect_timeout") == "3")
+                #expect(own.parameter("keepalives_idle") == "5")
+                #expect(own.parameter("tcp_user_timeout") == "30000")
+                #expect(try own.query("SELECT 1").first?.int64(0) == 1)
+            }
+        }
+    }
+
+    /// A server that takes the TCP connection and then never answers (what a host gone away
+    /// behind a load balancer looks like) fails the connect after `connect_timeout`, not after the
+    /// operating system's minutes.
+    @Test func aServerThatNeverAnswersFailsTheConnectAfterItsTimeout() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        #expect(bound == 0 && listen(listener, 8) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = UInt16(bigEndian: address.sin_port)
+        let started = ContinuousClock.now
+        let outcome: Result<Void, PostgresError> = try await Blocking.run {
+            do throws(PostgresError) {
+                _ = try Connection(conninfo: "host=127.0.0.1 port=\(port) user=nobody dbname=nothing connect_timeout=2")
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        let waited = ContinuousClock.now - started
+        guard case .failure(let error) = outcome else {
+            Issue.record("connected to a server that never answers")
+            return
+        }
+        #expect(error.code == .connectionFailed, "\(error)")
+        #expect(waited >= .milliseconds(1_500) && waited < .seconds(10), "\(waited)")
+    }
+
     @Test func arrayLiteralRoundTripsArbitraryStrings() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             try await Blocking.run {
