@@ -26,7 +26,7 @@ package final class WaymarkAPI: Sendable {
     /// The arrival detector (`waymark serve` starts it).
     package let arrivals: ArrivalDetector
     /// The sweep that deletes finished trips quiet for the retention period (`waymark serve` starts it).
-    package let retention: TripRetention
+    package let retention: RetentionSweep
     package let metrics = Metrics()
     package let authenticator: Authenticator
     let readiness: Readiness
@@ -50,7 +50,7 @@ package final class WaymarkAPI: Sendable {
     ///   - journeyPollInterval: how often riders' trips are re-read while another node owns the journey projection
     ///     (a fallback: that node's NOTIFY brings changes at once; see `JourneyHub`).
     ///   - aggregateCache: Trip and Vehicle states the command side keeps per kind (least recently used evicted).
-    ///   - retention: how long finished trips stay after their last event, and how often that is swept (`TripRetention`).
+    ///   - retention: how long trips and vehicles stay after their last event, and how often that is swept (`RetentionSweep`).
     ///   - ingestBacklog: how many events of this node's batch ingest the journey and fleet projections may be behind
     ///     before `reportLocations` waits for them (`IngestPacer`; 0: never).
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
@@ -59,7 +59,7 @@ package final class WaymarkAPI: Sendable {
                  horizonWarningSeconds: Double = 30,
                  webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
                  replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1),
-                 aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: TripRetention.Settings = .init(),
+                 aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: RetentionSweep.Settings = .init(),
                  ingestBacklog: Int = IngestPacer.defaultMaximumBacklog) {
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
@@ -99,7 +99,7 @@ package final class WaymarkAPI: Sendable {
                                                     changes: [.tripStatus(.arrivedAtPickup, intermediateDestinationIndex: nil, intermediateDestinationsVersion: nil)])
             _ = try? await tripService.update(request, context: context)
         }
-        retention = TripRetention(store: store, trips: trips, settings: retentionSettings, log: log)
+        retention = RetentionSweep(store: store, trips: trips, vehicles: vehicles, settings: retentionSettings, log: log)
         readiness = Readiness(pool: store.pool, projections: ProjectionCatalog.all.map(\.name), horizonWarningSeconds: horizonWarningSeconds)
     }
 
@@ -184,7 +184,7 @@ package final class WaymarkAPI: Sendable {
         extra += reads.metricLines()
         extra += webhooks.dispatcher.metricLines()
         if arrivals.settings.enabled { extra += arrivals.metricLines() }
-        if retention.settings.seconds > 0 { extra += retention.metricLines() }
+        if retention.settings.enabled { extra += retention.metricLines() }
         extra += ingest.pacer?.metricLines() ?? []
         return metrics.render(extra: extra)
     }

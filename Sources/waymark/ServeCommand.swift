@@ -79,7 +79,7 @@ enum ServeCommand {
                                  consistencyTimeout: .seconds(http.consistencyTimeoutSeconds), publicURL: http.publicURL, log: { logger.error($0) },
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
                                  webhooks: webhookSettings.dispatcher, arrivals: arrivals, replica: replica,
-                                 journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache, retention: retention.trips,
+                                 journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache, retention: retention.sweep,
                                  ingestBacklog: http.ingestBacklog)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
