@@ -75,23 +75,47 @@ package final class Connection {
     }
 
     /// Bounds on waiting for a server that has gone silent, applied under every connection string
-    /// (which may set any of them otherwise). Without them a TCP connection to a host that vanished
-    /// without a reset (a failover, a cut network) waits for the operating system to give up:
-    /// minutes for a connect, a quarter of an hour for a query, with the writer's thread held all
-    /// along. With them, a connect fails after 10 s, an idle or waiting connection whose peer stops
-    /// answering keepalives is dropped after about a minute (30 s idle, then three probes 10 s
-    /// apart), and data the peer does not acknowledge for 30 s fails the connection. libpq applies
-    /// the last three to TCP only; Unix sockets (the embedded cluster) are not affected.
+    /// that reaches its server over TCP (which may set any of them otherwise). Without them a TCP
+    /// connection to a host that vanished without a reset (a failover, a cut network) waits for
+    /// the operating system to give up: minutes for a connect, a quarter of an hour for a query,
+    /// with the writer's thread held all along. With them, a connect fails after 10 s, an idle or
+    /// waiting connection whose peer stops answering keepalives is dropped after about a minute
+    /// (30 s idle, then three probes 10 s apart), and data the peer does not acknowledge for 30 s
+    /// fails the connection. Unix sockets (the embedded cluster) get none: a local server cannot
+    /// vanish that way, and one that is merely slow to accept (hundreds of connections opening at
+    /// once) must not be cut off.
     package static let silenceBounds: [(keyword: String, value: String)] = [
         ("connect_timeout", "10"), ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"),
         ("keepalives_count", "3"), ("tcp_user_timeout", "30000"),
     ]
 
-    /// `PQconnectdbParams` with `silenceBounds` first and the connection string last, expanded: libpq
-    /// lets later entries override earlier ones, so whatever `conninfo` sets wins.
+    /// Whether `conninfo` reaches its server over TCP: a `hostaddr`, or a host (from the string, else
+    /// `PGHOST`) that is not a socket directory. libpq's default without either is a Unix socket.
+    package static func usesTCP(_ conninfo: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+        var host: String?
+        if let options = PQconninfoParse(conninfo, nil) {
+            defer { PQconninfoFree(options) }
+            var option = options
+            while let name = option.pointee.keyword {
+                let value = option.pointee.val.map { String(cString: $0) } ?? ""
+                switch String(cString: name) {
+                case "hostaddr" where !value.isEmpty: return true
+                case "host" where !value.isEmpty: host = value
+                default: break
+                }
+                option += 1
+            }
+        }
+        let hosts = (host ?? environment["PGHOST"] ?? "").split(separator: ",")
+        return hosts.contains { !$0.hasPrefix("/") && !$0.hasPrefix("@") }
+    }
+
+    /// `PQconnectdbParams` with `silenceBounds` first (over TCP) and the connection string last,
+    /// expanded: libpq lets later entries override earlier ones, so whatever `conninfo` sets wins.
     private static func open(_ conninfo: String) -> OpaquePointer? {
-        let keywords = silenceBounds.map(\.keyword) + ["dbname"]
-        let values = silenceBounds.map(\.value) + [conninfo]
+        let bounds = usesTCP(conninfo) ? silenceBounds : []
+        let keywords = bounds.map(\.keyword) + ["dbname"]
+        let values = bounds.map(\.value) + [conninfo]
         let keywordPointers = keywords.map { strdup($0) }
         let valuePointers = values.map { strdup($0) }
         defer { (keywordPointers + valuePointers).forEach { free($0) } }

@@ -136,7 +136,10 @@ struct BenchIngest {
             ].filter { only.isEmpty || only.contains($0.key) }
             var run = 0
             for item in cases {
-                if item.withoutProjections { await stopRunners() }
+                if item.withoutProjections {
+                    await stopRunners()
+                    api.ingest.pacer?.suspend(true)  // nothing applies the feed now: there is nothing to pace against
+                }
                 // Warm-up (caches, partitions, connections), then the measured run.
                 for warmUp in [true, false] {
                     // Every run's reports get event ids no other run used.
@@ -331,7 +334,8 @@ struct BenchIngest {
         }
         let notes = verdicts + [
             "PostgreSQL \(version); ceiling: COPY of 200,000 rows in 5,000-row transactions; INSERT: \(insertClients) threads with a connection each, one row per autocommit INSERT, for 5 s",
-            "server in process: 2 MHD threads, event store with 2 committers, the \(ProjectionCatalog.all.count) projection runners live unless said otherwise; \(BenchTable.grouped(vehicles)) vehicles; wrk -t1 -d\(seconds)s after a 2 s warm-up, each case starting with every projection caught up; each reportLocations request carries \(reportsPerRequest) reports for \(reportsPerRequest) different vehicles, each report with an eventId of its own; each UpdateVehicle request is for another vehicle",
+            "server in process: 2 MHD threads, event store with 2 committers, the \(ProjectionCatalog.all.count) projection runners live unless said otherwise; \(BenchTable.grouped(vehicles)) vehicles; wrk -t1 -d\(seconds)s after a 2 s warm-up, each case starting with every projection caught up; each reportLocations request carries \(reportsPerRequest) reports for \(reportsPerRequest) different vehicles, each report with an eventId of its own; each UpdateVehicle request is for another vehicle; "
+                + (maximumBacklog > 0 ? "reportLocations waits while the journey or fleet projection is more than \(BenchTable.grouped(maximumBacklog)) events behind (WAYMARK_INGEST_MAX_BACKLOG; not while the runners are stopped)" : "no ingest pacing (--max-backlog 0)"),
         ] + extra
         return BenchTable.render(header: header, cells: rows, notes: notes, format: format)
     }

@@ -16,56 +16,72 @@ import TestSupport
         }
     }
 
-    /// Every connection waits a bounded time for a silent server unless its connection string says otherwise.
-    @Test func connectionsBoundTheirWaitForASilentServerUnlessTheConnectionStringSetsIt() async throws {
+    @Test func onlyConnectionsOverTCPGetTheBoundsOnASilentServer() {
+        let none: [String: String] = [:]
+        #expect(Connection.usesTCP("host=db.example.com dbname=waymark", environment: none))
+        #expect(Connection.usesTCP("postgresql://waymark@10.0.0.5:5432/waymark", environment: none))
+        #expect(Connection.usesTCP("hostaddr=10.0.0.5 dbname=waymark", environment: none))
+        #expect(Connection.usesTCP("host=/var/run/postgresql,db.example.com", environment: none), "any TCP host of a list")
+        #expect(!Connection.usesTCP("postgresql:///waymark?host=/tmp/waymark/pg&port=5432", environment: none))
+        #expect(!Connection.usesTCP("host=/var/run/postgresql dbname=waymark", environment: none))
+        #expect(!Connection.usesTCP("dbname=waymark", environment: none), "libpq's default is a Unix socket")
+        #expect(Connection.usesTCP("dbname=waymark", environment: ["PGHOST": "db.example.com"]))
+        #expect(!Connection.usesTCP("", environment: ["PGHOST": "/tmp"]))
+    }
+
+    @Test func unixSocketConnectionsKeepLibpqsDefaults() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             try await Blocking.run {
-                let plain = try Connection(conninfo: url)
-                for (keyword, value) in Connection.silenceBounds {
-                    #expect(plain.parameter(keyword) == value, "\(keyword)")
-                }
-                let separator = url.contains("?") ? "&" : "?"
-                let own = try Connection(conninfo: url + separator + "connect_timeout=3&keepalives_idle=5")
-                #expect(own.parameter("connect_timeout") == "3")
-                #expect(own.parameter("keepalives_idle") == "5")
-                #expect(own.parameter("tcp_user_timeout") == "30000")
-                #expect(try own.query("SELECT 1").first?.int64(0) == 1)
+                let connection = try Connection(conninfo: url)
+                #expect((connection.parameter("connect_timeout") ?? "").isEmpty, "\(connection.parameter("connect_timeout") ?? "")")
+                #expect(try connection.query("SELECT 1").first?.int64(0) == 1)
             }
         }
     }
 
-    /// A server that takes the TCP connection and then never answers (what a host gone away
-    /// behind a load balancer looks like) fails the connect after `connect_timeout`, not after the
-    /// operating system's minutes.
-    @Test func aServerThatNeverAnswersFailsTheConnectAfterItsTimeout() async throws {
+    /// A TCP listener that takes connections and never answers: what a host gone away behind a
+    /// load balancer looks like to a client.
+    static func silentServer() -> (socket: Int32, port: UInt16) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(listener >= 0)
-        defer { close(listener) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        #expect(bound == 0 && listen(listener, 8) == 0)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = listen(listener, 8)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
-        let port = UInt16(bigEndian: address.sin_port)
+        return (listener, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// How long connecting with `conninfo` took to fail, and how.
+    static func failedConnect(_ conninfo: String) async throws -> (Duration, PostgresError?) {
         let started = ContinuousClock.now
-        let outcome: Result<Void, PostgresError> = try await Blocking.run {
+        let error: PostgresError? = try await Blocking.run {
             do throws(PostgresError) {
-                _ = try Connection(conninfo: "host=127.0.0.1 port=\(port) user=nobody dbname=nothing connect_timeout=2")
-                return .success(())
+                _ = try Connection(conninfo: conninfo)
+                return nil
             } catch {
-                return .failure(error)
+                return error
             }
         }
-        let waited = ContinuousClock.now - started
-        guard case .failure(let error) = outcome else {
-            Issue.record("connected to a server that never answers")
-            return
-        }
-        #expect(error.code == .connectionFailed, "\(error)")
-        #expect(waited >= .milliseconds(1_500) && waited < .seconds(10), "\(waited)")
+        return (ContinuousClock.now - started, error)
+    }
+
+    /// Over TCP, a server that never answers fails the connect after 10 s (not after the operating
+    /// system's minutes), and a `connect_timeout` in the connection string wins.
+    @Test func aServerThatNeverAnswersOverTCPFailsTheConnectAfterItsTimeout() async throws {
+        let (listener, port) = Self.silentServer()
+        #expect(port > 0)
+        defer { close(listener) }
+        async let bounded = Self.failedConnect("host=127.0.0.1 port=\(port) user=nobody dbname=nothing")
+        async let own = Self.failedConnect("postgresql://nobody@127.0.0.1:\(port)/nothing?connect_timeout=2")
+        let (waited, error) = try await bounded
+        #expect(error?.code == .connectionFailed, "\(String(describing: error))")
+        #expect(waited >= .seconds(9) && waited < .seconds(30), "\(waited)")
+        let (ownWaited, ownError) = try await own
+        #expect(ownError?.code == .connectionFailed, "\(String(describing: ownError))")
+        #expect(ownWaited >= .milliseconds(1_500) && ownWaited < .seconds(9), "\(ownWaited)")
     }
 
     @Test func arrayLiteralRoundTripsArbitraryStrings() async throws {

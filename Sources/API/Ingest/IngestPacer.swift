@@ -51,6 +51,8 @@ package final class IngestPacer: Sendable {
     private let granularity: Int64
     private let waiters: [ProjectionWaiter]
     private let state = Mutex(State())
+    /// Set while nothing is meant to apply the feed on purpose (`bench ingest` with its runners stopped).
+    private let suspended = Atomic(false)
 
     package init(maximumBacklog: Int, timeout: Duration, waiters: [ProjectionWaiter]) {
         self.maximumBacklog = maximumBacklog
@@ -92,7 +94,7 @@ package final class IngestPacer: Sendable {
 
     /// Waits, at most `timeout`, until the projections are within the bound of this node's ingest.
     func pace() async {
-        guard maximumBacklog > 0, let position = target() else { return }
+        guard maximumBacklog > 0, !suspended.load(ordering: .relaxed), let position = target() else { return }
         let pending = waiters.filter { waiter in state.withLock { ($0.applied[waiter.name] ?? .start) < position } }
         guard !pending.isEmpty else { return }
         let started = ContinuousClock.now
@@ -116,6 +118,11 @@ package final class IngestPacer: Sendable {
 
     /// Batch ends kept (for tests: small batches share marks).
     var markCount: Int { state.withLock { $0.marks.count } }
+
+    /// Stops (or resumes) waiting, for a benchmark that stops the projections on purpose.
+    package func suspend(_ on: Bool) {
+        suspended.store(on, ordering: .relaxed)
+    }
 
     /// How often requests waited, how many of those waits ran out, and the seconds spent waiting.
     package struct Counts: Sendable {
