@@ -15,12 +15,15 @@ package struct ProjectionWaiter: Sendable {
     /// This node's runner of the projection, if it runs one.
     package let runner: ProjectionRunner?
     /// How long the checkpoint poll sleeps between reads.
-    static let pollInterval = Duration.milliseconds(5)
+    package let pollInterval: Duration
 
-    package init(name: String, pool: ConnectionPool, runner: ProjectionRunner?) {
+    /// - Parameter pollInterval: 5 ms suits a command waiting for its own write; a waiter that may
+    ///   be one of many at once and can wait longer (ingest pacing) polls less often.
+    package init(name: String, pool: ConnectionPool, runner: ProjectionRunner?, pollInterval: Duration = .milliseconds(5)) {
         self.name = name
         self.pool = pool
         self.runner = runner
+        self.pollInterval = pollInterval
     }
 
     /// Whether the projection has applied `position` within `timeout`.
@@ -32,7 +35,7 @@ package struct ProjectionWaiter: Sendable {
         while ContinuousClock.now < deadline {
             if let stored = await storedCheckpoint(), stored >= position { return true }
             if let runner, runner.status.isOwner { return await runner.waitUntilApplied(position, timeout: deadline - ContinuousClock.now) }
-            try? await Task.sleep(for: Self.pollInterval)
+            try? await Task.sleep(for: pollInterval)
         }
         return false
     }

@@ -422,50 +422,75 @@ import TestSupport
     /// locked), goes on after the consistency timeout, and every report is kept. A burst under the
     /// bound never waits, and once the projection moves again batches pass without a timeout.
     @Test func batchesWaitForAProjectionFarBehindButEveryReportIsKept() async throws {
-        try await TestServer.with(environment: ["WAYMARK_INGEST_MAX_BACKLOG": "20", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "1"]) { server in
-            // A consistency timeout of 1 s: a creation may answer 503 (saved) under the suite's load.
-            for n in 0..<5 { try await server.createVehicle("v-\(n)", keptIsEnough: true) }
-            var sent = 0
-            func post(_ count: Int) async throws -> Duration {
-                let reports = (0..<count).map { Self.report("v-\($0 % 5)", latitude: 52.5 + Double(sent + $0) / 10_000) }
-                sent += count
-                let started = ContinuousClock.now
-                let (status, body) = try await server.json("POST", Self.path, Self.batch(reports))
-                #expect(status == 200 && Self.results(body).allSatisfy { $0["status"]?.stringValue == "ACCEPTED" }, "\(body)")
-                return ContinuousClock.now - started
-            }
-            let before = try await server.eventCount()
-            _ = try await post(10)
-            #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") == 0)
-
-            // The journey runner's next write blocks on the lock (a table lock takes no transaction
-            // id, so no other test's projections are held back).
-            let url = server.databaseURL
-            let locked = Latch(), released = Latch()
-            let holder = Task.detached {
-                try await Blocking.run {
-                    let connection = try Connection(conninfo: url)
-                    try connection.execute("BEGIN")
-                    try connection.execute("LOCK TABLE rm_journey IN EXCLUSIVE MODE")
-                    locked.open()
-                    let deadline = Date().addingTimeInterval(60)
-                    while !released.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-                    try connection.execute("COMMIT")
-                }
-            }
-            while !locked.isOpen { try await Task.sleep(for: .milliseconds(10)) }
-            _ = try await post(30)  // 40 appended, the first 10 perhaps applied: no wait yet
-            let waited = try await post(30)  // the 30 before it are not applied: waits, then goes on
-            released.open()
-            try await holder.value
-            #expect(waited >= .milliseconds(900), "\(waited)")
-            #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") >= 1)
-            #expect(try await Self.metric(server, "waymark_ingest_pace_timeouts_total") == 1)
-
-            _ = try await post(30)  // the projection moves again: it may wait, but not time out
-            #expect(try await Self.metric(server, "waymark_ingest_pace_timeouts_total") == 1)
-            #expect(try await server.eventCount() == before + Int64(sent))
+        try await TestServer.with(environment: Self.pacing) { server in
+            try await Self.expectPacing(ingesting: server)
         }
+    }
+
+    /// The same on a node that does not run the projections: it reads their checkpoints.
+    @Test func aNodeThatDoesNotOwnTheProjectionsPacesByTheirCheckpoints() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let owner = try await TestServer.start(databaseURL: url)
+            defer { owner.stop() }
+            var environment = Self.pacing
+            environment["WAYMARK_JWT_SECRET"] = owner.secret
+            let other = try await TestServer.start(databaseURL: url, environment: environment)
+            defer { other.stop() }
+            #expect(await waitFor {
+                let metrics = try await other.request("GET", "/metrics").text
+                return metrics.contains(#"waymark_projection_owner{projection="journey"} 0"#)
+                    && metrics.contains(#"waymark_projection_owner{projection="fleet"} 0"#)
+            }, "the second node owns a projection")
+            try await Self.expectPacing(ingesting: other)
+        }
+    }
+
+    /// A bound of 20 events and a consistency timeout of 1 s.
+    static let pacing = ["WAYMARK_INGEST_MAX_BACKLOG": "20", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "1"]
+
+    static func expectPacing(ingesting server: TestServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        // A consistency timeout of 1 s: a creation may answer 503 (saved) under the suite's load.
+        for n in 0..<5 { try await server.createVehicle("v-\(n)", keptIsEnough: true) }
+        var sent = 0
+        func post(_ count: Int) async throws -> Duration {
+            let reports = (0..<count).map { Self.report("v-\($0 % 5)", latitude: 52.5 + Double(sent + $0) / 10_000) }
+            sent += count
+            let started = ContinuousClock.now
+            let (status, body) = try await server.json("POST", Self.path, Self.batch(reports))
+            #expect(status == 200 && Self.results(body).allSatisfy { $0["status"]?.stringValue == "ACCEPTED" }, "\(body)", sourceLocation: sourceLocation)
+            return ContinuousClock.now - started
+        }
+        let before = try await server.eventCount()
+        _ = try await post(10)
+        #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") == 0, sourceLocation: sourceLocation)
+
+        // The journey runner's next write blocks on the lock (a table lock takes no transaction
+        // id, so no other test's projections are held back).
+        let url = server.databaseURL
+        let locked = Latch(), released = Latch()
+        let holder = Task.detached {
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                try connection.execute("BEGIN")
+                try connection.execute("LOCK TABLE rm_journey IN EXCLUSIVE MODE")
+                locked.open()
+                let deadline = Date().addingTimeInterval(60)
+                while !released.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                try connection.execute("COMMIT")
+            }
+        }
+        while !locked.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await post(30)  // 40 appended, the first 10 perhaps applied: no wait yet
+        let waited = try await post(30)  // the 30 before it are not applied: waits, then goes on
+        released.open()
+        try await holder.value
+        #expect(waited >= .milliseconds(900), "\(waited)", sourceLocation: sourceLocation)
+        #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") >= 1, sourceLocation: sourceLocation)
+        #expect(try await Self.metric(server, "waymark_ingest_pace_timeouts_total") == 1, sourceLocation: sourceLocation)
+
+        _ = try await post(30)  // the projection moves again: it may wait, but not time out
+        #expect(try await Self.metric(server, "waymark_ingest_pace_timeouts_total") == 1, sourceLocation: sourceLocation)
+        #expect(try await server.eventCount() == before + Int64(sent), sourceLocation: sourceLocation)
     }
 
     @Test func ingestPacingIsOffWithABacklogOfZeroAndRefusesBadSettings() async throws {

@@ -47,7 +47,7 @@ package final class TestServer: Sendable {
 
     /// Starts `waymark serve --port 0` (with `arguments`, e.g. `--demo`) and waits for its "listening on" line.
     package static func start(databaseURL: String, environment: [String: String] = [:], arguments: [String] = []) async throws -> TestServer {
-        let secret = "test-secret-\(UUID().uuidString)"
+        let secret = environment["WAYMARK_JWT_SECRET"] ?? "test-secret-\(UUID().uuidString)"
         // Generous read-your-writes wait: the test cluster is shared, and projections read only below
         // the oldest transaction of the whole cluster, so another test's long transaction holds them back.
         var env = ["DATABASE_URL": databaseURL, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60",
