@@ -25,7 +25,7 @@ package final class WaymarkAPI: Sendable {
     package let webhooks: WebhookService
     /// The arrival detector (`waymark serve` starts it).
     package let arrivals: ArrivalDetector
-    /// The sweep that deletes finished trips quiet for the retention period (`waymark serve` starts it).
+    /// The sweep that deletes trips and vehicles quiet for their retention period (`waymark serve` starts it).
     package let retention: RetentionSweep
     package let metrics = Metrics()
     package let authenticator: Authenticator

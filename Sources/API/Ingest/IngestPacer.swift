@@ -1,5 +1,4 @@
 import EventStore
-import Postgres
 import Projections
 import Synchronization
 
