@@ -8,11 +8,15 @@ import TestSupport
 /// Retention: trips and vehicles quiet for `WAYMARK_TRIP_RETENTION_SECONDS` and
 /// `WAYMARK_VEHICLE_RETENTION_SECONDS` are deleted by a sweep, as Fleet Engine deletes both after
 /// 7 days; a trip whose vehicle still reports, recent trips and reporting vehicles stay.
-@Suite(.timeLimit(.minutes(2))) struct RetentionTests {
-    /// The retention period of the tests that expect deletions: longer than any one setup step
-    /// takes under the whole suite's load (a step that takes longer fails on its own timeouts), so
-    /// nothing is swept halfway through its setup (a NEW trip waiting for its cancel, say).
-    static let period = 6
+@Suite(.timeLimit(.minutes(4))) struct RetentionTests {
+    /// The retention period of the tests that expect deletions: longer than one setup step takes
+    /// under the whole suite's load, so nothing is swept halfway through its setup (a NEW trip
+    /// waiting for its assignment, say). A step answers once the fleet projection shows it, and
+    /// under load that took more than 6 s at times while the trip's event was already quiet.
+    static let period = 12
+
+    /// How long a test waits for a deletion: a period and the sweeps after it, with room for load.
+    static let deletionWait = Duration.seconds(60)
 
     /// Sweeps every second; trips are quiet after `seconds`, vehicles after `vehicleSeconds` (0: kept).
     static func environment(seconds: Int, vehicleSeconds: Int = 0) -> [String: String] {
@@ -49,7 +53,7 @@ import TestSupport
             try await server.startTrip("t-abandoned", vehicle: "v-3")  // in progress, vehicle silent: canceled, then deleted
 
             for trip in ["t-done", "t-canceled", "t-new", "t-abandoned"] {
-                #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip) was not deleted")
+                #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip) was not deleted")
             }
             // Several more sweeps: the trip whose vehicle reports stays, however quiet its own stream.
             try await Task.sleep(for: .seconds(3))
@@ -98,9 +102,9 @@ import TestSupport
             try await Task.sleep(for: .seconds(Self.period + 3))
             late.cancel()
 
-            #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/vehicles/v-idle").0 == 404 }, "v-idle was not deleted")
-            #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/vehicles/v-late").0 == 404 }, "v-late was not deleted")
-            #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/trips/t-late").0 == 404 }, "t-late was not deleted")
+            #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/vehicles/v-idle").0 == 404 }, "v-idle was not deleted")
+            #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/vehicles/v-late").0 == 404 }, "v-late was not deleted")
+            #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/trips/t-late").0 == 404 }, "t-late was not deleted")
             #expect(try await server.json("GET", "/v1/providers/acme/vehicles/v-busy").0 == 200)
 
             #expect(Self.types(try await server.history("vehicles/v-idle")).last == "VehicleDeleted")
@@ -123,10 +127,10 @@ import TestSupport
         try await TestServer.with(environment: environment) { server in
             let finished = (1...5).map { "t-\($0)" }
             for trip in finished { try await server.createTrip(trip) }  // NEW and on no vehicle: swept when quiet
-            #expect(await waitFor { try await IngestEndpointTests.metric(server, "waymark_retention_trips_deleted_total") == 5 },
+            #expect(await waitFor(Self.deletionWait) { try await IngestEndpointTests.metric(server, "waymark_retention_trips_deleted_total") == 5 },
                     "five quiet trips over pages of two")
             for trip in finished {  // the fleet projection applies the deletions a moment later
-                #expect(await waitFor { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip)")
+                #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip)")
             }
             // Later sweeps do not count them again.
             try await Task.sleep(for: .seconds(3))

@@ -86,7 +86,9 @@ import TestSupport
             try await waitFor("4 applied") { runner.status.eventsApplied == 4 }
             let appended = try await store.append([event()], to: "test:s0", expectedVersion: .exact(4))
             let position = try #require(appended.feedPosition)
-            #expect(await runner.waitUntilApplied(position, timeout: .seconds(30)))
+            let applied = await runner.waitUntilApplied(position, timeout: .seconds(90))
+            let holders = applied ? "" : await oldestTransactions()
+            #expect(applied, "oldest transactions: \(holders)")
             let commits = seen.withLock { $0 }
             #expect(commits.count == 2, "one commit died, the batch was folded again and committed")
             for commit in commits {

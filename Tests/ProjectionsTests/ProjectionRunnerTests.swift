@@ -70,12 +70,28 @@ func appendMany(_ store: EventStore, streams: Int, each: Int, prefix: String = "
     }
 }
 
-func waitFor(_ what: String, seconds: Double = 30, _ condition: @Sendable () async throws -> Bool) async throws {
+/// Polls `condition` until it holds. The wait is long: runners read the feed only below the oldest
+/// transaction of the whole shared test cluster, and under the full suite's load other tests'
+/// transactions (a CREATE DATABASE, an import) have held every runner back for half a minute. A
+/// wait that still runs out says which transactions were the oldest then.
+func waitFor(_ what: String, seconds: Double = 90, _ condition: @Sendable () async throws -> Bool) async throws {
     let deadline = Date().addingTimeInterval(seconds)
     while try await !condition() {
-        if Date() > deadline { throw TestSetupError("\(what) not reached within \(seconds) s") }
+        if Date() > deadline { throw TestSetupError("\(what) not reached within \(seconds) s; oldest transactions: \(await oldestTransactions())") }
         try await Task.sleep(for: .milliseconds(20))
     }
+}
+
+/// The three oldest transactions with an id on the test cluster (what bounds the feed's horizon).
+func oldestTransactions() async -> String {
+    guard let url = try? TestDatabase.adminURL() else { return "unknown" }
+    let rows = try? await Blocking.run {
+        try Connection(conninfo: url).query("""
+            SELECT concat_ws(' ', datname, pid, state, round(extract(epoch FROM now() - xact_start)::numeric, 1) || ' s', left(query, 80))
+            FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY xact_start LIMIT 3
+            """).rows.map { try $0.string(0) }
+    }
+    return rows.map { $0.isEmpty ? "none" : $0.joined(separator: "; ") } ?? "unknown"
 }
 
 @Suite(.timeLimit(.minutes(3))) struct ProjectionRunnerTests {
