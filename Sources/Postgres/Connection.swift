@@ -92,20 +92,9 @@ package final class Connection {
     /// Whether `conninfo` reaches its server over TCP: a `hostaddr`, or a host (from the string, else
     /// `PGHOST`) that is not a socket directory. libpq's default without either is a Unix socket.
     package static func usesTCP(_ conninfo: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        var host: String?
-        if let options = PQconninfoParse(conninfo, nil) {
-            defer { PQconninfoFree(options) }
-            var option = options
-            while let name = option.pointee.keyword {
-                let value = option.pointee.val.map { String(cString: $0) } ?? ""
-                switch String(cString: name) {
-                case "hostaddr" where !value.isEmpty: return true
-                case "host" where !value.isEmpty: host = value
-                default: break
-                }
-                option += 1
-            }
-        }
+        let options = Self.values(PQconninfoParse(conninfo, nil))
+        if let hostaddr = options["hostaddr"], !hostaddr.isEmpty { return true }
+        let host = options["host"].flatMap { $0.isEmpty ? nil : $0 }
         let hosts = (host ?? environment["PGHOST"] ?? "").split(separator: ",")
         return hosts.contains { !$0.hasPrefix("/") && !$0.hasPrefix("@") }
     }
@@ -126,14 +115,22 @@ package final class Connection {
 
     /// The value libpq uses for a connection parameter of this session (e.g. `connect_timeout`).
     package func parameter(_ keyword: String) -> String? {
-        guard let handle, let options = PQconninfo(handle) else { return nil }
+        guard let handle else { return nil }
+        return Self.values(PQconninfo(handle))[keyword]
+    }
+
+    /// The keywords that have a value in a libpq option array (`PQconninfoParse`, `PQconninfo`),
+    /// which it frees.
+    private static func values(_ options: UnsafeMutablePointer<PQconninfoOption>?) -> [String: String] {
+        guard let options else { return [:] }
         defer { PQconninfoFree(options) }
+        var values: [String: String] = [:]
         var option = options
         while let name = option.pointee.keyword {
-            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            if let value = option.pointee.val { values[String(cString: name)] = String(cString: value) }
             option += 1
         }
-        return nil
+        return values
     }
 
     /// Whether the connection is usable as far as libpq knows (a broken socket is noticed on next use).

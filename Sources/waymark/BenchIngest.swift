@@ -189,7 +189,7 @@ struct BenchIngest {
                     let events = after.events - statistics.events
                     if let pacedBefore, let pacedAfter, pacedAfter.waits > pacedBefore.waits {
                         notes.append("\(item.name): \(pacedAfter.waits - pacedBefore.waits) requests waited for the journey and fleet projections (more than "
-                            + "\(BenchTable.grouped(api.ingest.pacer?.maximumBacklog ?? 0)) events behind), \(String(format: "%.1f", pacedAfter.waitedSeconds - pacedBefore.waitedSeconds)) s in all")
+                            + "\(BenchTable.grouped(maximumBacklog)) events behind), \(String(format: "%.1f", pacedAfter.waitedSeconds - pacedBefore.waitedSeconds)) s in all")
                     }
                     if stale + rejected > 0 {
                         notes.append("\(item.name): \(BenchTable.grouped(stale)) reports answered STALE (appended) and \(BenchTable.grouped(rejected)) REJECTED (not appended, not counted in events/s)")

@@ -466,24 +466,10 @@ import TestSupport
 
         // The journey runner's next write blocks on the lock (a table lock takes no transaction
         // id, so no other test's projections are held back).
-        let url = server.databaseURL
-        let locked = Latch(), released = Latch()
-        let holder = Task.detached {
-            try await Blocking.run {
-                let connection = try Connection(conninfo: url)
-                try connection.execute("BEGIN")
-                try connection.execute("LOCK TABLE rm_journey IN EXCLUSIVE MODE")
-                locked.open()
-                let deadline = Date().addingTimeInterval(60)
-                while !released.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-                try connection.execute("COMMIT")
-            }
-        }
-        while !locked.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+        let lock = try await HeldTransaction.open(server.databaseURL, ["BEGIN", "LOCK TABLE rm_journey IN EXCLUSIVE MODE"])
         _ = try await post(30)  // 40 appended, the first 10 perhaps applied: no wait yet
         let waited = try await post(30)  // the 30 before it are not applied: waits, then goes on
-        released.open()
-        try await holder.value
+        try await lock.release()
         #expect(waited >= .milliseconds(900), "\(waited)", sourceLocation: sourceLocation)
         #expect(try await Self.metric(server, "waymark_ingest_paced_requests_total") >= 1, sourceLocation: sourceLocation)
         #expect(try await Self.metric(server, "waymark_ingest_pace_timeouts_total") == 1, sourceLocation: sourceLocation)

@@ -95,26 +95,12 @@ import TestSupport
     /// lag check cannot see that, so its age is a metric and a warning of its own.
     @Test func aTransactionLeftOpenShowsAsTheFeedHorizonsAgeInMetricsAndAsAReadinessWarning() async throws {
         try await TestServer.with(environment: ["WAYMARK_HORIZON_WARNING_SECONDS": "1"]) { server in
-            let url = server.databaseURL
-            let opened = Latch(), released = Latch()
-            let holder = Task.detached {
-                try await Blocking.run {
-                    let connection = try Connection(conninfo: url)
-                    try connection.execute("SET application_name = 'forgotten-psql'")
-                    try connection.execute("BEGIN")
-                    _ = try connection.query("SELECT pg_current_xact_id()")  // an xid: now it bounds the horizon
-                    opened.open()
-                    let deadline = Date().addingTimeInterval(60)
-                    while !released.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-                    try connection.execute("ROLLBACK")
-                }
-            }
-            while !opened.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+            // An xid (pg_current_xact_id): now it bounds the horizon.
+            let held = try await HeldTransaction.open(server.databaseURL, ["SET application_name = 'forgotten-psql'", "BEGIN", "SELECT pg_current_xact_id()"])
             try await Task.sleep(for: .milliseconds(2_200))
             let ready = try await server.request("GET", "/readyz")
             let metrics = try await server.request("GET", "/metrics")
-            released.open()
-            try await holder.value
+            try await held.release()
             // The warning names the oldest open transaction: ours, unless a test beside this one
             // on the shared cluster holds an older one.
             #expect(ready.text.contains("held back") && ready.text.contains("application "), "\(ready.text)")

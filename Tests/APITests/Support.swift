@@ -1,6 +1,7 @@
 import API
 import Foundation
 import JSON
+import Postgres
 import Synchronization
 import Testing
 import TestSupport
@@ -75,4 +76,42 @@ final class Latch: Sendable {
     private let state = Mutex(false)
     func open() { state.withLock { $0 = true } }
     var isOpen: Bool { state.withLock { $0 } }
+}
+
+/// A transaction another connection keeps open (a table lock, a transaction id) until `release`,
+/// or for a minute at most; it is then rolled back.
+final class HeldTransaction: Sendable {
+    private let released: Latch
+    private let holder: Task<Void, any Error>
+
+    private init(released: Latch, holder: Task<Void, any Error>) {
+        self.holder = holder
+        self.released = released
+    }
+
+    /// Runs `statements` on a connection of its own (the caller's `BEGIN` among them) and returns
+    /// once they have run, the transaction still open.
+    static func open(_ url: String, _ statements: [String]) async throws -> HeldTransaction {
+        let opened = Latch(), released = Latch(), ended = Latch()
+        let holder = Task.detached {
+            defer { ended.open() }
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                for sql in statements { _ = try connection.execute(sql) }
+                opened.open()
+                let deadline = Date().addingTimeInterval(60)
+                while !released.isOpen && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                _ = try connection.execute("ROLLBACK")
+            }
+        }
+        while !opened.isOpen && !ended.isOpen { try await Task.sleep(for: .milliseconds(10)) }
+        if !opened.isOpen { try await holder.value }  // a statement failed: say which
+        return HeldTransaction(released: released, holder: holder)
+    }
+
+    /// Ends the transaction; rethrows what failed on its connection.
+    func release() async throws {
+        released.open()
+        try await holder.value
+    }
 }

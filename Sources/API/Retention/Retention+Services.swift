@@ -16,22 +16,16 @@ extension TripService {
     /// `before` either (or no longer exists); otherwise it is being driven and stays. A concurrent
     /// writer wins: a version conflict leaves the trip as it is, for a later sweep to see again.
     func expire(provider: String, tripId: String, version: Int64, before: Timestamp, context: CommandContext) async throws(APIError) -> Expiry {
-        let stream = AggregateRepository.tripStream(provider: provider, tripId: tripId)
-        var loaded = try await repository.loadTrip(provider: provider, tripId: tripId)
-        if loaded.version < version {
-            // The cached state is behind the table (another node wrote): read the stream again.
-            repository.forget(stream)
-            loaded = try await repository.loadTrip(provider: provider, tripId: tripId)
+        let loaded = try await repository.loaded(AggregateRepository.tripStream(provider: provider, tripId: tripId), atLeast: version) { () async throws(APIError) in
+            try await repository.loadTrip(provider: provider, tripId: tripId)
         }
         let state = loaded.state
         guard loaded.version == version, state.exists, Self.quiet(state, before: before) else { return Expiry() }
-        if state.status.isTerminal || state.vehicleId == nil {
+        guard let vehicleId = state.vehicleId, !state.status.isTerminal else {
             return Expiry(deleted: try await delete(loaded, provider: provider, tripId: tripId, context: context))
         }
-        if let vehicleId = state.vehicleId {
-            let vehicle = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId).state
-            if vehicle.exists, !(vehicle.lastUpdatedAt.map { $0 < before } ?? true) { return Expiry() }  // being driven
-        }
+        let vehicle = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId).state
+        if vehicle.exists, !(vehicle.lastUpdatedAt.map { $0 < before } ?? true) { return Expiry() }  // being driven
         let retired = try await retire(provider: provider, tripId: tripId, before: before, context: context)
         return Expiry(deleted: retired, canceled: retired)
     }
@@ -73,11 +67,8 @@ extension VehicleService {
     /// current trip stays. Whether it appended `VehicleDeleted`.
     func expire(provider: String, vehicleId: String, version: Int64, before: Timestamp, context: CommandContext,
                 retireTrip: (String) async throws(APIError) -> Bool) async throws(APIError) -> Bool {
-        let stream = AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId)
-        var loaded = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
-        if loaded.version < version {
-            repository.forget(stream)
-            loaded = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
+        var loaded = try await repository.loaded(AggregateRepository.vehicleStream(provider: provider, vehicleId: vehicleId), atLeast: version) { () async throws(APIError) in
+            try await repository.loadVehicle(provider: provider, vehicleId: vehicleId)
         }
         guard loaded.version == version, loaded.state.exists, let last = loaded.state.lastUpdatedAt, last < before else { return false }
         if !loaded.state.currentTrips.isEmpty {
@@ -96,5 +87,17 @@ extension VehicleService {
         let pending = repository.pendingVehicle(provider: provider, vehicleId: vehicleId, before: loaded, events: events)
         return try await repository.commit(pending, metadata: context.metadata, retry: true,
                                            doing: "delete vehicle \(vehicleId) for retention") != nil
+    }
+}
+
+extension AggregateRepository {
+    /// `load`'s state, read again from the stream when the cached one is older than `version` (a
+    /// version the sweep saw in `streams`: another node wrote since this one cached it).
+    func loaded<State: Sendable>(_ stream: String, atLeast version: Int64,
+                       _ load: () async throws(APIError) -> Loaded<State>) async throws(APIError) -> Loaded<State> {
+        let cached = try await load()
+        guard cached.version < version else { return cached }
+        forget(stream)
+        return try await load()
     }
 }

@@ -68,9 +68,8 @@ package final class RetentionSweep: Sendable {
     /// Progress, for `/metrics`.
     struct Status: Sendable, Hashable {
         var sweeps = 0
-        var tripsDeleted = 0
-        var tripsCanceled = 0
-        var vehiclesDeleted = 0
+        /// What the completed sweeps did, summed.
+        var totals = Sweep()
         var lastError: String?
     }
 
@@ -128,14 +127,18 @@ package final class RetentionSweep: Sendable {
         guard owned else { return nil }
         do {
             var sweep = Sweep()
-            if settings.tripSeconds > 0 { try await sweepTrips(now: now, into: &sweep) }
-            if settings.vehicleSeconds > 0 { try await sweepVehicles(now: now, into: &sweep) }
+            // Each kind's cutoff; nil when that kind is kept.
+            func cutoff(_ seconds: Int) -> Timestamp? { seconds > 0 ? Timestamp(now.addingTimeInterval(-Double(seconds))) : nil }
+            let tripCutoff = cutoff(settings.tripSeconds)
+            if let tripCutoff { try await sweepTrips(before: tripCutoff, into: &sweep) }
+            if let vehicleCutoff = cutoff(settings.vehicleSeconds) { try await sweepVehicles(before: vehicleCutoff, tripsBefore: tripCutoff, into: &sweep) }
             try await unlock()
             state.withLock {
                 $0.sweeps += 1
-                $0.tripsDeleted += sweep.tripsDeleted
-                $0.tripsCanceled += sweep.tripsCanceled
-                $0.vehiclesDeleted += sweep.vehiclesDeleted
+                $0.totals.examined += sweep.examined
+                $0.totals.tripsDeleted += sweep.tripsDeleted
+                $0.totals.tripsCanceled += sweep.tripsCanceled
+                $0.totals.vehiclesDeleted += sweep.vehiclesDeleted
                 $0.lastError = nil
             }
             return sweep
@@ -156,8 +159,7 @@ package final class RetentionSweep: Sendable {
         CommandContext(caller: Principal(role: .server, provider: provider, subject: "waymark-retention"), requestId: "retention-\(cutoff)")
     }
 
-    private func sweepTrips(now: Date, into sweep: inout Sweep) async throws {
-        let cutoff = Timestamp(now.addingTimeInterval(-Double(settings.tripSeconds)))
+    private func sweepTrips(before cutoff: Timestamp, into sweep: inout Sweep) async throws {
         var counts = sweep
         try await quietStreams(category: "trip", name: "trips", cutoff: cutoff) { provider, tripId, version in
             counts.examined += 1
@@ -169,9 +171,8 @@ package final class RetentionSweep: Sendable {
         sweep = counts
     }
 
-    private func sweepVehicles(now: Date, into sweep: inout Sweep) async throws {
-        let cutoff = Timestamp(now.addingTimeInterval(-Double(settings.vehicleSeconds)))
-        let tripCutoff = settings.tripSeconds > 0 ? Timestamp(now.addingTimeInterval(-Double(settings.tripSeconds))) : nil
+    /// `tripCutoff`: when a current trip of a quiet vehicle is quiet too (nil: trips are kept).
+    private func sweepVehicles(before cutoff: Timestamp, tripsBefore tripCutoff: Timestamp?, into sweep: inout Sweep) async throws {
         var counts = sweep
         try await quietStreams(category: "vehicle", name: "vehicles", cutoff: cutoff) { provider, vehicleId, version in
             counts.examined += 1
@@ -239,10 +240,10 @@ package final class RetentionSweep: Sendable {
         return ["# HELP waymark_retention_sweeps_total Retention sweeps this node completed.",
                 "# TYPE waymark_retention_sweeps_total counter", "waymark_retention_sweeps_total \(status.sweeps)",
                 "# HELP waymark_retention_trips_deleted_total Trips this node deleted for retention.",
-                "# TYPE waymark_retention_trips_deleted_total counter", "waymark_retention_trips_deleted_total \(status.tripsDeleted)",
+                "# TYPE waymark_retention_trips_deleted_total counter", "waymark_retention_trips_deleted_total \(status.totals.tripsDeleted)",
                 "# HELP waymark_retention_trips_canceled_total Trips in progress this node canceled (then deleted) for retention.",
-                "# TYPE waymark_retention_trips_canceled_total counter", "waymark_retention_trips_canceled_total \(status.tripsCanceled)",
+                "# TYPE waymark_retention_trips_canceled_total counter", "waymark_retention_trips_canceled_total \(status.totals.tripsCanceled)",
                 "# HELP waymark_retention_vehicles_deleted_total Vehicles this node deleted for retention.",
-                "# TYPE waymark_retention_vehicles_deleted_total counter", "waymark_retention_vehicles_deleted_total \(status.vehiclesDeleted)"]
+                "# TYPE waymark_retention_vehicles_deleted_total counter", "waymark_retention_vehicles_deleted_total \(status.totals.vehiclesDeleted)"]
     }
 }
