@@ -34,6 +34,11 @@ enum BenchCommand {
         let rebuild = flags.positional == ["rebuild"]
         let http = flags.positional == ["http"]
         let ingest = flags.positional == ["ingest"]
+        let ingestCases = Set((flags.value("cases") ?? "").split(separator: ",").map(String.init))
+        let unknownCases = ingestCases.subtracting(BenchIngest.cases)
+        guard !ingest || unknownCases.isEmpty else {
+            throw UsageError("--cases takes \(BenchIngest.cases.joined(separator: ", ")), comma-separated (got \(unknownCases.sorted()))")
+        }
         let events = try flags.int("events", default: rebuild || exportBench ? 1_000_000 : 200_000)
         let seconds = try flags.int("seconds", default: 5)
         let formatText = flags.value("format") ?? "text"
@@ -66,15 +71,13 @@ enum BenchCommand {
                     var bench = BenchIngest(url: url, seconds: try flags.int("seconds", default: 10), vehicles: try flags.int("vehicles", default: 10_000),
                                             reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 16),
                                             updateConnections: try flags.int("connections", default: 64), logger: logger)
-                    bench.only = Set((flags.value("cases") ?? "").split(separator: ",").map(String.init))
+                    bench.only = ingestCases
                     if let text = flags.value("max-backlog") {
                         guard let backlog = Int(text), backlog >= 0 else {
                             throw UsageError("--max-backlog must be a whole number of events ≥ 0 (0: no pacing), got \(text.debugDescription)")
                         }
                         bench.maximumBacklog = backlog
                     }
-                    let unknown = bench.only.subtracting(["update", "ingest", "ingest-alone"])
-                    guard unknown.isEmpty else { throw UsageError("--cases takes update, ingest and ingest-alone, comma-separated (got \(unknown.sorted()))") }
                     outcome = .success(try await bench.run(format: format))
                 } else if let httpOptions {
                     let results = try await BenchHTTP(url: url, options: httpOptions, logger: logger).run()

@@ -24,6 +24,10 @@ import Synchronization
 /// - UpdateVehicle with one `lastLocation` from `updateConnections` connections, each request for
 ///   another vehicle — reported as requests/s against the 8-client INSERT rate (target ≥ 1.5).
 ///
+/// Then the same two with fewer runners, as on a node of a cluster where other nodes own the rest:
+/// UpdateVehicle with only the fleet runner (its answer reads the fleet's mirror), and
+/// reportLocations with none. They show what the projections on the same two cores cost each case.
+///
 /// Every case checks its outcome: after wrk stops and the server has answered what was in flight,
 /// the event table must have grown by what the server acknowledged (500 events per 200 answer of
 /// reportLocations, one per UpdateVehicle), plus at most one request per connection that was
@@ -39,8 +43,10 @@ struct BenchIngest {
     let insertClients = 8
     /// The server's `WAYMARK_INGEST_MAX_BACKLOG` (`--max-backlog`).
     var maximumBacklog = IngestPacer.defaultMaximumBacklog
-    /// Which cases to run (`update`, `ingest`, `ingest-alone`); all when empty.
+    /// Which cases to run (`Self.cases`); all when empty.
     var only: Set<String> = []
+    /// The cases in the order they run: each one that stops runners comes after those that need them.
+    static let cases = ["update", "ingest", "update-fleet", "ingest-alone"]
     let logger: Logger
 
     /// One wrk run as the server saw it.
@@ -64,8 +70,9 @@ struct BenchIngest {
         var name: String
         var ingest: Bool
         var connections: Int
-        /// Projection runners stop before this case (as on a node where another node owns them).
-        var withoutProjections = false
+        /// The projection runners that stay live for this case, all when nil; the others stop before
+        /// it (as on a node where another node owns them) and stay stopped for the cases after it.
+        var liveRunners: Set<String>? = nil
     }
 
     func run(format: BenchTable.Format) async throws -> String {
@@ -110,11 +117,11 @@ struct BenchIngest {
                                     served.withLock { $0?.append(exchange.durationSeconds) }
                                 })
         try server.start()
-        var runnersLive = true
-        func stopRunners() async {
-            guard runnersLive else { return }
-            runnersLive = false
-            for runner in runners { await runner.stop() }
+        var live = runners
+        /// Stops every live runner not named in `keep` (all of them when `keep` is empty).
+        func stopRunners(except keep: Set<String> = []) async {
+            for runner in live where !keep.contains(runner.name) { await runner.stop() }
+            live = live.filter { keep.contains($0.name) }
         }
         var measured: [(Case, Measured)] = []
         var notes: [String] = []
@@ -129,16 +136,25 @@ struct BenchIngest {
             let ingestScript = directory + "/ingest.lua", updateScript = directory + "/update.lua"
             try BenchHTTP.updateScript(token: token, vehicles: vehicles).write(toFile: updateScript, atomically: true, encoding: .utf8)
             let reports = "reportLocations (\(reportsPerRequest) reports/request), \(ingestConnections) connections"
-            let cases = [
-                Case(key: "update", name: "UpdateVehicle (lastLocation), \(updateConnections) connections", ingest: false, connections: updateConnections),
-                Case(key: "ingest", name: reports, ingest: true, connections: ingestConnections),
-                Case(key: "ingest-alone", name: reports + ", projection runners stopped", ingest: true, connections: ingestConnections, withoutProjections: true),
-            ].filter { only.isEmpty || only.contains($0.key) }
+            let updates = "UpdateVehicle (lastLocation), \(updateConnections) connections"
+            let cases = Self.cases.filter { only.isEmpty || only.contains($0) }.map { key in
+                switch key {
+                case "update": Case(key: key, name: updates, ingest: false, connections: updateConnections)
+                case "ingest": Case(key: key, name: reports, ingest: true, connections: ingestConnections)
+                // The fleet runner is the one an UpdateVehicle answer reads (the node's mirror of the
+                // Vehicle resources); without it every update would wait for a projection nobody applies.
+                case "update-fleet": Case(key: key, name: updates + ", only the fleet runner live", ingest: false, connections: updateConnections,
+                                          liveRunners: [FleetResourceProjection.name])
+                default: Case(key: key, name: reports + ", projection runners stopped", ingest: true, connections: ingestConnections, liveRunners: [])
+                }
+            }
             var run = 0
             for item in cases {
-                if item.withoutProjections {
-                    await stopRunners()
-                    api.ingest.pacer?.suspend(true)  // nothing applies the feed now: there is nothing to pace against
+                if let keep = item.liveRunners {
+                    await stopRunners(except: keep)
+                    // The pacer follows the journey and fleet projections: with either stopped, nothing
+                    // it waits for moves.
+                    api.ingest.pacer?.suspend(true)
                 }
                 // Warm-up (caches, partitions, connections), then the measured run.
                 for warmUp in [true, false] {
@@ -146,7 +162,7 @@ struct BenchIngest {
                     run += 1
                     try Self.ingestScript(token: token, vehicles: vehicles, perRequest: reportsPerRequest, run: run)
                         .write(toFile: ingestScript, atomically: true, encoding: .utf8)
-                    if runnersLive { _ = try await catchUp(runners, pool: pool) }
+                    if !live.isEmpty { _ = try await catchUp(live, pool: pool) }
                     let before = try await raw.count("events")
                     let statistics = store.appendStatistics
                     await raw.checkpoint()
@@ -195,7 +211,8 @@ struct BenchIngest {
                         notes.append("\(item.name): \(BenchTable.grouped(stale)) reports answered STALE (appended) and \(BenchTable.grouped(rejected)) REJECTED (not appended, not counted in events/s)")
                     }
                     notes.append("\(item.name): CPU \(BenchCPU.perEvent(from: cpuBefore, to: cpuAfter, events: events, seconds: wall.seconds))"
-                        + (runnersLive ? ", the projection runners' work during the case included" : ""))
+                        + (live.isEmpty ? "" : live.count == runners.count ? ", the projection runners' work during the case included"
+                            : ", the work of the live runner\(live.count == 1 ? "" : "s") (\(live.map(\.name).joined(separator: ", "))) during the case included"))
                     notes.append("\(item.name): \(BenchTable.grouped(events)) events committed in \(BenchTable.grouped(transactions)) transactions (\(String(format: "%.1f", Double(events) / Double(max(1, transactions)))) per transaction), \(after.retries - statistics.retries) retried groups")
                     let offered = result.requests * eventsPerRequest
                     measured.append((item, Measured(name: item.name, requests: result.requests, rate: result.rate, events: offered,
@@ -203,7 +220,7 @@ struct BenchIngest {
                                                     elapsedSeconds: Double(duration), wrkP50: result.wrkP50, wrkP99: result.wrkP99,
                                                     serverP50: result.serverP50, serverP99: result.serverP99)))
                     logger.info("\(item.name): \(String(format: "%.0f", result.rate)) requests/s")
-                    if runnersLive, let caughtUp = try await catchUp(runners, pool: pool) {
+                    if !live.isEmpty, let caughtUp = try await catchUp(live, pool: pool) {
                         notes.append("after \(item.name): the projections needed \(caughtUp) more to apply what was left")
                     }
                 }

@@ -31,7 +31,7 @@ let usage = """
       bench export          waymark export and waymark verify beside a raw COPY of the same rows (--events N)
       bench http            GetTrip and UpdateVehicle request rates under wrk (--seconds 10 --connections 64)
       bench ingest          reportLocations and UpdateVehicle beside the raw COPY and INSERT rates (--seconds 10 --vehicles 10000
-                            --reports 500 --ingest-connections 16 --connections 64 --cases update,ingest,ingest-alone --max-backlog 500000)
+                            --reports 500 --ingest-connections 16 --connections 64 --cases update,ingest,update-fleet,ingest-alone --max-backlog 500000)
       bench grpc            GetTrip over gRPC vs REST, UpdateVehicle over gRPC (--seconds 10 --connections 4 --streams 16)
       bench peer            appends and reads beside the Python eventsourcing library (--seconds 5 --writers 8 --events N)
       bench memory          server RSS with a city's fleet and riders' streams (--vehicles 50000 --trips 10000 --streams 2000)

@@ -52,4 +52,9 @@ import TestSupport
     @Test func httpCasesTakeOnlyReadsAndPropagation() async throws {
         #expect(try await usage(["http", "--cases", "reads,writes"]).contains("--cases takes reads and propagation"))
     }
+
+    @Test func ingestCasesAreCheckedBeforeAnyDatabaseIsTouched() async throws {
+        let stderr = try await usage(["ingest", "--cases", "update,update-alone"])
+        #expect(stderr.contains("--cases takes update, ingest, update-fleet, ingest-alone, comma-separated (got [\"update-alone\"])"))
+    }
 }
