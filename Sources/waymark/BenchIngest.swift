@@ -197,8 +197,12 @@ struct BenchIngest {
                         throw BenchFailure("\(item.name): the server acknowledged \(acked) requests (\(expected) events to append; \(stale) stale, \(rejected) rejected) but events grew by \(grown)")
                     }
                     let result = BenchHTTP.parse(name: item.name, wrk: outcome.stdout, served: durations)
-                    guard result.errors == 0 else { throw BenchFailure("\(item.name): \(result.errors) responses were not 2xx") }
-                    guard result.requests > 0 else { throw BenchFailure("\(item.name): wrk completed no request") }
+                    guard result.errors == 0 else { throw BenchFailure("\(item.name): \(result.errors) responses were not 2xx; \(Self.describe(live))") }
+                    guard result.requests > 0 else {
+                        throw BenchFailure("\(item.name): wrk completed no request (\(server.inFlightRequests) still in flight); \(Self.describe(live))")
+                    }
+                    logger.info("\(item.name)\(warmUp ? " (warm-up)" : ""): \(String(format: "%.0f", result.rate)) requests/s, \(grown) events appended"
+                        + (item.ingest ? ", \(stale) reports answered STALE, \(rejected) REJECTED" : ""))
                     guard !warmUp else { continue }
                     let after = store.appendStatistics
                     let transactions = after.fastPathGroups + after.lockingGroups - statistics.fastPathGroups - statistics.lockingGroups
@@ -219,7 +223,6 @@ struct BenchIngest {
                                                     accepted: offered == 0 ? 1 : Double(max(0, offered - rejected)) / Double(offered),
                                                     elapsedSeconds: Double(duration), wrkP50: result.wrkP50, wrkP99: result.wrkP99,
                                                     serverP50: result.serverP50, serverP99: result.serverP99)))
-                    logger.info("\(item.name): \(String(format: "%.0f", result.rate)) requests/s")
                     if !live.isEmpty, let caughtUp = try await catchUp(live, pool: pool) {
                         notes.append("after \(item.name): the projections needed \(caughtUp) more to apply what was left")
                     }
@@ -255,6 +258,17 @@ struct BenchIngest {
         let text = "\(String(format: "%.1f", seconds)) s (events applied meanwhile: \(applied))"
         logger.info("projections caught up in \(text)")
         return text
+    }
+
+    /// The live runners' states, for a failure's message: whether each owns its projection, its
+    /// checkpoint and events applied, and its last error.
+    static func describe(_ runners: [ProjectionRunner]) -> String {
+        guard !runners.isEmpty else { return "no projection runner live" }
+        return runners.map { runner in
+            let status = runner.status
+            return "\(runner.name): \(status.isOwner ? "owner" : "not owner"), checkpoint \(status.checkpoint), \(status.eventsApplied) events applied"
+                + (status.lastError.map { ", last error: \($0)" } ?? "")
+        }.joined(separator: "; ")
     }
 
     /// Registers `vehicles` vehicles (64 at a time), each with a first location.
