@@ -145,7 +145,8 @@ struct BenchIngest {
                 // Vehicle resources); without it every update would wait for a projection nobody applies.
                 case "update-fleet": Case(key: key, name: updates + ", only the fleet runner live", ingest: false, connections: updateConnections,
                                           liveRunners: [FleetResourceProjection.name])
-                default: Case(key: key, name: reports + ", projection runners stopped", ingest: true, connections: ingestConnections, liveRunners: [])
+                case "ingest-alone": Case(key: key, name: reports + ", projection runners stopped", ingest: true, connections: ingestConnections, liveRunners: [])
+                default: preconditionFailure("bench ingest has no case \(key) (BenchCommand checks --cases against Self.cases)")
                 }
             }
             var run = 0
@@ -214,9 +215,10 @@ struct BenchIngest {
                     if stale + rejected > 0 {
                         notes.append("\(item.name): \(BenchTable.grouped(stale)) reports answered STALE (appended) and \(BenchTable.grouped(rejected)) REJECTED (not appended, not counted in events/s)")
                     }
-                    notes.append("\(item.name): CPU \(BenchCPU.perEvent(from: cpuBefore, to: cpuAfter, events: events, seconds: wall.seconds))"
-                        + (live.isEmpty ? "" : live.count == runners.count ? ", the projection runners' work during the case included"
-                            : ", the work of the live runner\(live.count == 1 ? "" : "s") (\(live.map(\.name).joined(separator: ", "))) during the case included"))
+                    let runnersWork = if live.isEmpty { "" }
+                        else if live.count == runners.count { ", the projection runners' work during the case included" }
+                        else { ", the work of the live runner\(live.count == 1 ? "" : "s") (\(live.map(\.name).joined(separator: ", "))) during the case included" }
+                    notes.append("\(item.name): CPU \(BenchCPU.perEvent(from: cpuBefore, to: cpuAfter, events: events, seconds: wall.seconds))" + runnersWork)
                     notes.append("\(item.name): \(BenchTable.grouped(events)) events committed in \(BenchTable.grouped(transactions)) transactions (\(String(format: "%.1f", Double(events) / Double(max(1, transactions)))) per transaction), \(after.retries - statistics.retries) retried groups")
                     let offered = result.requests * eventsPerRequest
                     measured.append((item, Measured(name: item.name, requests: result.requests, rate: result.rate, events: offered,
