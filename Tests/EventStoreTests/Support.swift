@@ -43,3 +43,12 @@ func appendResult(_ store: EventStore, _ events: [EventData], to stream: String,
         return .failure(error)
     }
 }
+
+/// `store.readStream` as a `Result`, for the same reason.
+func readStreamResult(_ store: EventStore, _ stream: String) async -> Result<[RecordedEvent], EventStoreError> {
+    do {
+        return .success(try await store.readStream(stream))
+    } catch {
+        return .failure(error)
+    }
+}
