@@ -15,8 +15,14 @@ if ! "$BIN" db status --data-dir "$DIR" >/dev/null 2>&1; then
     started=1
 fi
 URL="$("$BIN" db url --data-dir "$DIR")"
-# Black-box API tests run many `waymark serve` processes at once (each holds about ten
-# connections): give the test cluster room for them.
+# The suite bounds its own load. Swift Testing starts at most WAYMARK_TEST_SLOTS tests at once
+# (default 8; its parallelization width, so a test's time limit counts from when it starts), and
+# the support code (Tests/TestSupport/TestLoad.swift) lets no more than that many tests hold
+# storage at once, whatever runs them. The busiest test runs three `waymark serve` processes of
+# about a dozen connections each, so the suite stays far below max_connections whatever the
+# scheduling; the peak is printed at the end.
+export WAYMARK_TEST_SLOTS="${WAYMARK_TEST_SLOTS:-8}"
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="$WAYMARK_TEST_SLOTS"
 if [ "$(psql "$URL" -Atc 'SHOW max_connections')" -lt 1000 ]; then
     psql "$URL" -qc "ALTER SYSTEM SET max_connections = 1000" >/dev/null
     "$BIN" db stop --data-dir "$DIR" >/dev/null
@@ -29,9 +35,22 @@ drop_test_databases() {
         psql "$URL" -qc "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" >/dev/null 2>&1 || true
     done
 }
+LOGS="$(mktemp -d /tmp/waymark-test-logs.XXXXXX)"
+# The peak number of backends on the test cluster, sampled every second while the suite runs.
+monitor() {
+    local peak=0 now
+    while sleep 1; do
+        now="$(psql "$URL" -Atc 'SELECT count(*) FROM pg_stat_activity WHERE backend_type = $$client backend$$' 2>/dev/null || echo 0)"
+        if [ "${now:-0}" -gt "$peak" ]; then peak="$now"; echo "$peak" >"$LOGS/peak-backends"; fi
+    done
+}
+monitor &
+MONITOR=$!
 cleanup() {
+    kill "$MONITOR" 2>/dev/null || true
     drop_test_databases
     if [ "$started" = 1 ]; then "$BIN" db stop --data-dir "$DIR" >/dev/null 2>&1 || true; fi
+    rm -rf "$LOGS"
 }
 trap cleanup EXIT
 drop_test_databases
@@ -49,9 +68,39 @@ export WAYMARK_BIN="$BIN"
 # own, two servers, replay paused; about a minute and a half) run there too. The slow-client tests (2,000 streams, a reader that fills
 # kernel buffers) run there too: they need the machine to themselves to fill buffers in time.
 status=0
-swift test --skip-build --filter 'HTTPTests\.' || status=1
-swift test --skip-build --skip 'HTTPTests\.' --skip 'ExportImportTests|ArchiveCommandTests|FaultTests|SlowClientTests|ReadReplicaTests' || status=1
+began=$SECONDS
+# Runs one `swift test` with the arguments given, its output on the terminal and in a log.
+run() {
+    local name="$1" started=$SECONDS rc
+    shift
+    set +e
+    swift test --skip-build "$@" 2>&1 | tee "$LOGS/$name.log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    echo "make test: $name took $((SECONDS - started)) s (exit $rc)"
+    [ "$rc" -eq 0 ] || status=1
+}
+run http --filter 'HTTPTests\.'
+run main --skip 'HTTPTests\.' --skip 'ExportImportTests|ArchiveCommandTests|FaultTests|SlowClientTests|ReadReplicaTests'
 # The never-reading rider test still failed beside other load on the machine after it was made
 # sturdier (its other rider missed the final update within 60 s): it runs in `make test-faults`.
-swift test --skip-build --filter 'ExportImportTests|ArchiveCommandTests|FaultTests|SlowClientTests|ReadReplicaTests' --skip 'aRiderWhoNeverReadsIsDropped' || status=1
+run isolated --filter 'ExportImportTests|ArchiveCommandTests|FaultTests|SlowClientTests|ReadReplicaTests' --skip 'aRiderWhoNeverReadsIsDropped'
+
+echo
+echo "make test: $((SECONDS - began)) s for the three runs (build excluded); peak of $(cat "$LOGS/peak-backends" 2>/dev/null || echo 0) client backends on the test cluster"
+# Every failed test in one block: Swift Testing's "✘ Test NAME recorded an issue at FILE:LINE"
+# and "✘ Test NAME failed", XCTest's "Test Case 'NAME' failed", and a test process that crashed.
+failed="$(cat "$LOGS"/*.log | sed -n \
+    -e "s/^.*✘ Test \(.*\) recorded an issue at \([^:]*\):\([0-9]*\):.*$/\1 (\2:\3)/p" \
+    -e "s/^.*✘ Test \(.*\) failed after .*$/\1/p" \
+    -e "s/^.*Test Case '\(.*\)' failed .*$/\1/p" \
+    -e "s/^.*\(error: Exited with unexpected signal code .*\)$/\1/p" | sort -u)"
+if [ -n "$failed" ]; then
+    echo "make test: FAILED"
+    echo "$failed" | sed 's/^/  /'
+elif [ "$status" -ne 0 ]; then
+    echo "make test: FAILED (a run exited non-zero; see its output above)"
+else
+    echo "make test: every test passed"
+fi
 exit $status

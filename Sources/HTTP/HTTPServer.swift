@@ -92,6 +92,10 @@ package final class HTTPServer: Sendable {
     /// `.invalidConfiguration` for a bad setting, `.invalidState` when called twice.
     package func start() throws(HTTPError) {
         try configuration.validate()
+        // A peer that hangs up must never end the process. libmicrohttpd sends with MSG_NOSIGNAL,
+        // yet a stress test of shutdowns under sending clients died of SIGPIPE once; servers
+        // (nginx among them) ignore it process-wide and handle EPIPE where it is returned.
+        signal(SIGPIPE, SIG_IGN)
         let endpoint = try IPv4Endpoint(host: configuration.host, port: configuration.port)
         try state.withLock { state throws(HTTPError) in
             guard case .idle = state.lifecycle else {

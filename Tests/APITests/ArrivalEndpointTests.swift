@@ -15,11 +15,26 @@ import TestSupport
         try #require(status == 200 && body["results"]?[0]?["status"] == "ACCEPTED", "\(body)")
     }
 
-    static func arrivalEvents(_ databaseURL: String) async throws -> [(String, String)] {
+    /// The arrival stream of t-1: (event id, type, global position).
+    static func arrivalEvents(_ databaseURL: String) async throws -> [(String, String, Int64)] {
         try await Blocking.run {
-            try Connection(conninfo: databaseURL).query("SELECT event_id::text, event_type FROM events WHERE stream_id = 'arrival:acme/t-1' ORDER BY stream_version")
-                .rows.map { (try $0.string(0), try $0.string(1)) }
+            try Connection(conninfo: databaseURL)
+                .query("SELECT event_id::text, event_type, global_position FROM events WHERE stream_id = 'arrival:acme/t-1' ORDER BY stream_version")
+                .rows.map { (try $0.string(0), try $0.string(1), try $0.int64(2)) }
         }
+    }
+
+    /// The highest global position in the log.
+    static func head(_ databaseURL: String) async throws -> Int64 {
+        try await Blocking.run { try Connection(conninfo: databaseURL).query("SELECT max(global_position) FROM events").first?.int64(0) ?? 0 }
+    }
+
+    /// The global position of the last event the node's arrival detector read (it appends what it
+    /// decides before it moves this on).
+    static func detectorPosition(_ server: TestServer) async throws -> Int64 {
+        let text = try await server.request("GET", "/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix("waymark_arrival_detector_position ") }
+        return Int64(line?.split(separator: " ").last ?? "") ?? 0
     }
 
     /// With `WAYMARK_PROJECTION_RECORDS=0` the detector keeps no vehicle state between batches,
@@ -41,15 +56,26 @@ import TestSupport
                 // Drives past the pickup without stopping: in the fence for less than the dwell.
                 try await Self.report(server, latitude: 52.4999, longitude: 13.4)
                 try await Self.report(server, latitude: 52.5010, longitude: 13.4)
-                // Comes back and waits there for longer than the 2 s dwell, with a few metres of jitter.
+                // Comes back and waits there for longer than the 2 s dwell, with a few metres of jitter
+                // (the pause is the dwell itself: the detector times it by when reports arrive).
                 for step in 0..<6 {
                     try await Task.sleep(for: .milliseconds(700))
                     try await Self.report(server, latitude: 52.5 + Double(step % 3 - 1) * 0.00005, longitude: 13.4 + Double(step % 2) * 0.00005)
                 }
                 try await Self.report(server, latitude: 52.502, longitude: 13.4)  // 220 m on
                 let deliveries = await receiver.wait { $0.count >= 2 }
-                try await Task.sleep(for: .milliseconds(500))
-                #expect(receiver.deliveries.map(\.type) == ["VehicleArrivedNearStop", "VehicleLeftStop"], "\(deliveries.map(\.json))")
+                // Nothing more comes once the detector has read the whole log (every arrival event
+                // it will append is in the log then) and the subscription's checkpoint has passed the
+                // last of them (every delivery up to it has been answered).
+                let head = try await Self.head(url)
+                #expect(await waitFor(.seconds(60)) { try await Self.detectorPosition(server) >= head }, "the detector did not read the log up to \(head)")
+                let logged = try await Self.arrivalEvents(url)
+                #expect(logged.map(\.1) == ["VehicleArrivedNearStop", "VehicleLeftStop"])
+                let lastArrival = logged.map(\.2).max() ?? 0
+                #expect(await waitFor(.seconds(60)) {
+                    try await server.json("GET", "/v1/providers/acme/webhooks/arrivals").1["status"]?["position"]?.int64Value ?? 0 >= lastArrival
+                }, "the webhook's checkpoint did not pass the last arrival event")
+                #expect(receiver.deliveries.map(\.type) == ["VehicleArrivedNearStop", "VehicleLeftStop"], "\(receiver.deliveries.map(\.json))")
                 let arrived = try #require(deliveries.first?.json["data"])
                 #expect(arrived["tripId"] == "t-1" && arrived["vehicleId"] == "v-1")
                 #expect(arrived["waypointIndex"] == 0 && arrived["waypointType"] == "PICKUP_WAYPOINT_TYPE")
@@ -79,19 +105,12 @@ import TestSupport
                 try connection.query("UPDATE arrival_detector_checkpoint SET transaction_id = 0, global_position = 0")
                 try connection.query("DELETE FROM arrival_detector_vehicles")
             }
-            let head = try await Blocking.run { try Connection(conninfo: url).query("SELECT max(global_position) FROM events").first?.int64(0) ?? 0 }
+            let head = try await Self.head(url)
             let again = try await TestServer.start(databaseURL: url, environment: environment)
             defer { again.stop() }
-            var position: Int64 = 0
-            for _ in 0..<100 {
-                let text = try await again.request("GET", "/metrics").text
-                let line = text.split(separator: "\n").first { $0.hasPrefix("waymark_arrival_detector_position ") }
-                position = Int64(line?.split(separator: " ").last ?? "") ?? 0
-                if position >= head { break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(position >= head, "the detector read the log again up to its head")
+            // The detector appends before it moves its position on: once it has read up to the head,
+            // anything it would append again is in the log.
+            #expect(await waitFor(.seconds(60)) { try await Self.detectorPosition(again) >= head }, "the detector read the log again up to its head")
             #expect(try await Self.arrivalEvents(url).map(\.0) == stored.map(\.0))
         }
     }
@@ -101,7 +120,7 @@ import TestSupport
         environment["WAYMARK_ARRIVALS_ADVANCE_TRIP_STATUS"] = "true"
         try await TestServer.with(environment: environment) { server in
             try await server.startTrip()
-            for _ in 0..<5 {
+            for _ in 0..<5 {  // at the pickup for longer than the 2 s dwell, timed by when the reports arrive
                 try await Self.report(server, latitude: 52.5, longitude: 13.4)
                 try await Task.sleep(for: .milliseconds(700))
             }

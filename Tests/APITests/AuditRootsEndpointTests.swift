@@ -79,9 +79,18 @@ import TestSupport
     }
 
     @Test func withoutAKeyTheServerWritesNoRootsAndSaysSo() async throws {
-        try await TestServer.with { server in
+        // A root for every event, looked for every second: a writer would not wait long.
+        let often = ["WAYMARK_AUDIT_ROOT_EVERY": "1", "WAYMARK_AUDIT_ROOT_SECONDS": "1"]
+        try await TestServer.with(environment: often) { server in
             try await server.createTrip("t-1")
-            try await Task.sleep(for: .milliseconds(1500))
+            // The marker: a node with a key, started and written to after this one, writes its first
+            // root. By then a writer on this node, had it one, would have written one too.
+            try await TestServer.with(environment: often.merging(["WAYMARK_AUDIT_KEY": "roots-test-key"]) { $1 }) { keyed in
+                try await keyed.createTrip("t-1")
+                #expect(await waitFor(.seconds(60)) {
+                    try await keyed.json("GET", "/v1/audit/roots", token: keyed.token(.auditor)).1["roots"]?.arrayValue?.isEmpty == false
+                }, "the node with a key wrote no root within 60 s")
+            }
             let (status, body) = try await server.json("GET", "/v1/audit/roots", token: server.token(.auditor))
             #expect(status == 200 && body["roots"]?.arrayValue?.isEmpty == true, "\(body)")
             #expect(server.process.stderr.contains("WAYMARK_AUDIT_KEY is not set: no signed audit roots are written"))

@@ -240,10 +240,12 @@ import TestSupport
             #expect(declined == 200 && empty == .object(JSONObject()), "\(empty)")
             let (_, t2) = try await server.json("GET", "/v1/providers/acme/trips/t-2")
             #expect(t2["vehicleId"] == nil)
-            // Expired: refused, and no longer shown.
-            let expiry = Timestamp(Date().addingTimeInterval(1)).rfc3339
-            _ = try await server.json("POST", offer, #"{"tripId":"t-3","expireTime":"\#(expiry)"}"#)
-            try await Task.sleep(for: .milliseconds(1500))
+            // Expired: refused, and no longer shown. The offer expires by the clock, so real time has to
+            // pass: the sleep runs to just past its expiry (3 s ahead, so a slow offer is still in time).
+            let expiry = Date().addingTimeInterval(3)
+            let (offeredLate, late) = try await server.json("POST", offer, #"{"tripId":"t-3","expireTime":"\#(Timestamp(expiry).rfc3339)"}"#)
+            #expect(offeredLate == 200, "\(late)")
+            try await Task.sleep(for: .seconds(max(0, expiry.timeIntervalSinceNow) + 0.25))
             let before = try await server.eventCount()
             expectError(try await server.json("POST", "\(Self.vehiclePath):acceptOffer", #"{"tripId":"t-3"}"#, token: Self.driver(server)), 400, "FAILED_PRECONDITION", containing: "expired")
             #expect(try await server.eventCount() == before)

@@ -344,11 +344,19 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
                 try? await Task.sleep(for: .milliseconds(100))
             }
         }
-        try await Task.sleep(for: .seconds(1))
+        // The outage starts once the load runs: each kind of request acknowledged (checked at the end).
+        _ = await waitFor(.seconds(60)) {
+            Set(answers.all.filter { $0.status == 200 }.map { $0.eventId.isEmpty ? 1 : $0.eventId.hasPrefix("trip:") ? 2 : 0 }).count == 3
+        }
         let stopped = try await WaymarkBinary.run(["db", "stop", "--data-dir", dir])
         try #require(stopped.status == 0, "db stop: \(stopped.output)")
         let outageStart = ContinuousClock.now
-        try await Task.sleep(for: .seconds(10))
+        // PostgreSQL stays down for ten seconds (the outage is the scenario: real time has to pass),
+        // and until a request sent during it has been answered.
+        let outageEnds = outageStart + .seconds(10), outageLimit = outageStart + .seconds(60)
+        while ContinuousClock.now < outageLimit, ContinuousClock.now < outageEnds || !answers.all.contains(where: { $0.sent > outageStart }) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         // PostgreSQL accepts connections before `db start` returns: the outage ends here.
         let restarting = ContinuousClock.now
         let restarted = try await WaymarkBinary.run(["db", "start", "--data-dir", dir])
@@ -360,7 +368,9 @@ func uuidArray(_ ids: [String]) -> String { "{" + ids.joined(separator: ",") + "
         while ContinuousClock.now < recovery, !answers.all.contains(where: { $0.at > outageEnd && $0.status == 200 }) {
             try await Task.sleep(for: .milliseconds(100))
         }
-        try await Task.sleep(for: .seconds(1))
+        // The load goes on for a few more answers after the recovery before it stops.
+        let recovered = answers.all.count
+        _ = await waitFor(.seconds(30)) { answers.all.count >= recovered + 5 }
         load.cancel()
         await load.value
         let all = answers.all

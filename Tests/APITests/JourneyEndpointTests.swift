@@ -45,6 +45,8 @@ extension RiderEndpoints {
                 // Woken by a change: a location report moves the vehicle marker.
                 let started = ContinuousClock.now
                 async let polled = server.journey("t-1", query: "?waitSeconds=30", headers: ["If-None-Match": etag])
+                // A moment for the poll to park before the change (a poll that comes later is answered
+                // at once with the newer view: the checks below hold either way).
                 try await Task.sleep(for: .milliseconds(500))
                 try await server.report(latitude: 52.5202)
                 let woken = try await polled
@@ -115,14 +117,19 @@ extension RiderEndpoints {
             try await TestServer.with(environment: ["WAYMARK_LOG_LEVEL": "debug"]) { server in
                 try await server.startTrip()
                 let token = server.token(.consumer, trip: "t-1")
-                let response = try await server.request("GET", "/v1/providers/acme/trips/t-1/journey?access_token=\(token)")
+                let response = try await server.request("GET", "/v1/providers/acme/trips/t-1/journey?access_token=\(token)",
+                                                        headers: ["x-request-id": "with-token-1"])
                 #expect(response.status == 200, "\(response.text)")
-                let denied = try await server.request("GET", "/v1/providers/acme/trips/t-2/journey?access_token=\(token)")
+                let denied = try await server.request("GET", "/v1/providers/acme/trips/t-2/journey?access_token=\(token)",
+                                                      headers: ["x-request-id": "with-token-2"])
                 #expect(denied.status == 403)
                 // Only the journey, stream and share endpoints take it.
-                let elsewhere = try await server.request("GET", "/v1/providers/acme/trips/t-1?access_token=\(server.server)")
+                let elsewhere = try await server.request("GET", "/v1/providers/acme/trips/t-1?access_token=\(server.server)",
+                                                         headers: ["x-request-id": "with-token-3"])
                 #expect(elsewhere.status == 401, "\(elsewhere.text)")
-                try await Task.sleep(for: .milliseconds(300))
+                // Each request's access log line is written once it is done: all three are the marker
+                // that everything logged about them is in.
+                #expect(await waitFor { (1...3).allSatisfy { server.process.stderr.contains("with-token-\($0)") } }, "\(server.process.stderr.suffix(600))")
                 let log = server.process.stderr
                 #expect(log.contains("/v1/providers/acme/trips/t-1/journey"), "the access log lists the request")
                 #expect(!log.contains(token) && !log.contains(server.server), "a token reached the log")

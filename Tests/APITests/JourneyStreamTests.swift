@@ -157,23 +157,25 @@ extension RiderEndpoints {
                 try await server.startTrip()
                 let port = server.port
                 let token = server.server
-                // Warm up: the server's threads (HTTP, projections, pool) are all running after a few streams.
+                // Warm up: the server's threads (HTTP, projections, pool) are all running once a few
+                // streams are open and a change has reached them.
                 let warm = try await Self.open(50, port: port, token: token)
-                try await Task.sleep(for: .milliseconds(500))
+                try await server.report(latitude: 52.5291)
+                for stream in [warm[0], warm[49]] { _ = try #require(try await stream.nextEventAsync()) }
                 let before = try server.threadCount()
                 let more = try await Self.open(1950, port: port, token: token)
                 let streams = warm + more
                 defer { for stream in streams { stream.close() } }
-                try await Task.sleep(for: .milliseconds(500))
-                let after = try server.threadCount()
                 #expect(streams.count == 2000)
-                #expect(after == before, "threads before \(before), after \(after) with 2,000 open streams")
-                // Every stream is live: a change reaches the first and the last.
+                // Every stream is live: a change reaches the first and the last. Threads are counted
+                // once it has, so any the 2,000 streams would cost the server are running by then.
                 try await server.report(latitude: 52.5301)
                 for stream in [streams[0], streams[999], streams[1999]] {
                     let event = try #require(try await stream.nextEventAsync())
                     #expect(event.id != nil)
                 }
+                let after = try server.threadCount()
+                #expect(after == before, "threads before \(before), after \(after) with 2,000 open streams")
                 let gauges = try await server.request("GET", "/metrics")
                 #expect(gauges.text.contains("waymark_http_open_streams 2000"), "\(gauges.text.split(separator: "\n").filter { $0.contains("open_streams") })")
             }

@@ -13,7 +13,14 @@ import TestSupport
             let environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": "test-secret-\(UUID().uuidString)", "WAYMARK_HTTP_PORT": "0",
                                "WAYMARK_GRPC_PORT": "off", "WAYMARK_BIN": WaymarkBinary.path]
             let shell = try Subprocess.spawn("/bin/sh", ["-c", #"WAYMARK_PARENT_PID=$$ "$WAYMARK_BIN" serve & echo $!; sleep 10"#], environment: environment)
-            defer { shell.cleanUp() }
+            defer {
+                // Reaped whatever happens. A zombie child of the test process stalls every exit test
+                // after it: Swift Testing's exit-test monitor waits for any child without reaping it
+                // and spins until that child is reaped (seen: one run hung for minutes on this shell).
+                kill(shell.pid, SIGKILL)
+                _ = shell.wait()
+                shell.cleanUp()
+            }
             var pid: pid_t?
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline, pid == nil || !shell.stderr.contains("listening on http://") {
@@ -97,15 +104,20 @@ import TestSupport
         try await TestServer.with(environment: ["WAYMARK_HORIZON_WARNING_SECONDS": "1"]) { server in
             // An xid (pg_current_xact_id): now it bounds the horizon.
             let held = try await HeldTransaction.open(server.databaseURL, ["SET application_name = 'forgotten-psql'", "BEGIN", "SELECT pg_current_xact_id()"])
-            try await Task.sleep(for: .milliseconds(2_200))
-            let ready = try await server.request("GET", "/readyz")
-            let metrics = try await server.request("GET", "/metrics")
+            // The horizon ages with real time: read both until it is past the 1 s warning and 2 s old.
+            var ready = "", line: Substring?, age: Double?
+            let aged = await waitFor(.seconds(60)) {
+                ready = try await server.request("GET", "/readyz").text
+                let metrics = try await server.request("GET", "/metrics").text
+                line = metrics.split(separator: "\n").first { $0.hasPrefix("waymark_feed_horizon_age_seconds ") }
+                age = line.flatMap { Double($0.split(separator: " ")[1]) }
+                return ready.contains("held back") && (age ?? 0) >= 2
+            }
             try await held.release()
+            #expect(aged, "the held transaction never showed as a warning and a horizon age of 2 s")
             // The warning names the oldest open transaction: ours, unless a test beside this one
             // on the shared cluster holds an older one.
-            #expect(ready.text.contains("held back") && ready.text.contains("application "), "\(ready.text)")
-            let line = metrics.text.split(separator: "\n").first { $0.hasPrefix("waymark_feed_horizon_age_seconds ") }
-            let age = line.flatMap { Double($0.split(separator: " ")[1]) }
+            #expect(ready.contains("held back") && ready.contains("application "), "\(ready)")
             #expect((age ?? 0) >= 2, "\(line ?? "no horizon metric")")
         }
     }

@@ -56,7 +56,8 @@ import TestSupport
                 #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip) was not deleted")
             }
             // Several more sweeps: the trip whose vehicle reports stays, however quiet its own stream.
-            try await Task.sleep(for: .seconds(3))
+            try await Self.waitForMoreSweeps(3, on: server)
+            #expect(!Self.types(try await server.history("trips/t-1")).contains("TripDeleted"), "t-1 was deleted")
             #expect(try await server.json("GET", "/v1/providers/acme/trips/t-1").0 == 200)
             #expect(try await server.journey("t-1").status == 200)
             #expect(try await server.journey("t-done").status == 404)
@@ -99,7 +100,17 @@ import TestSupport
             // sweep, once the vehicle falls silent too, that cancels and deletes it.
             try await server.startTrip("t-late", vehicle: "v-late")
             let late = Self.keepReporting("v-late", on: server)
-            try await Task.sleep(for: .seconds(Self.period + 3))
+            // It reports until a trip sweep has looked at t-late: the sweep's recorded cutoff passed
+            // the trip's last event while the vehicle was not quiet.
+            let url = server.databaseURL
+            #expect(await waitFor(Self.deletionWait) {
+                try await Blocking.run {
+                    try Connection(conninfo: url).query("""
+                        SELECT EXISTS (SELECT 1 FROM retention_sweeps r, streams s
+                                       WHERE r.name = 'trips' AND s.stream_id = 'trip:acme/t-late' AND r.swept_before > s.updated_at)
+                        """).first?.bool(0) ?? false
+                }
+            }, "no trip sweep looked at t-late while v-late reported")
             late.cancel()
 
             #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/vehicles/v-idle").0 == 404 }, "v-idle was not deleted")
@@ -133,7 +144,7 @@ import TestSupport
                 #expect(await waitFor(Self.deletionWait) { try await server.json("GET", "/v1/providers/acme/trips/\(trip)").0 == 404 }, "\(trip)")
             }
             // Later sweeps do not count them again.
-            try await Task.sleep(for: .seconds(3))
+            try await Self.waitForMoreSweeps(3, on: server)
             #expect(try await IngestEndpointTests.metric(server, "waymark_retention_trips_deleted_total") == 5)
             let history = try await server.history("trips/t-3").1["events"]?.arrayValue ?? []
             #expect(history.filter { $0["type"]?.stringValue == "TripDeleted" }.count == 1)
@@ -155,7 +166,14 @@ import TestSupport
         try await TestServer.with(environment: Self.environment(seconds: 0, vehicleSeconds: 0)) { server in
             try await server.startTrip("t-1", vehicle: "v-1")
             try await server.completeTrip("t-1")
-            try await Task.sleep(for: .seconds(3))
+            // The marker: a node sweeping every second as this one would, started after it, completes
+            // two sweeps. By then a sweep on this node, had it one, would have run too.
+            try await TestServer.with(environment: Self.environment(seconds: 3600, vehicleSeconds: 3600)) { reference in
+                #expect(await waitFor(Self.deletionWait) { try await IngestEndpointTests.metric(reference, "waymark_retention_sweeps_total") >= 2 },
+                        "the reference node did not sweep")
+            }
+            #expect(!Self.types(try await server.history("trips/t-1")).contains("TripDeleted"), "t-1 was deleted")
+            #expect(!Self.types(try await server.history("vehicles/v-1")).contains("VehicleDeleted"), "v-1 was deleted")
             #expect(try await server.json("GET", "/v1/providers/acme/trips/t-1").0 == 200)
             #expect(try await server.json("GET", "/v1/providers/acme/vehicles/v-1").0 == 200)
             #expect(try await IngestEndpointTests.metric(server, "waymark_retention_sweeps_total") == -1)  // not reported
@@ -172,6 +190,13 @@ import TestSupport
             #expect(result.status == 2)
             #expect(result.stderr.contains("\(name) must be a whole number of seconds \(message)"), "\(result.stderr)")
         }
+    }
+
+    /// Waits until the node has completed `count` more sweeps than it has now.
+    static func waitForMoreSweeps(_ count: Int, on server: TestServer, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let done = try await IngestEndpointTests.metric(server, "waymark_retention_sweeps_total")
+        #expect(await waitFor(Self.deletionWait) { try await IngestEndpointTests.metric(server, "waymark_retention_sweeps_total") >= done + count },
+                "\(count) more sweeps after \(done) did not run", sourceLocation: sourceLocation)
     }
 
     /// Cancels `trip`. Under the whole suite's load the fleet projection may apply the write later

@@ -88,6 +88,9 @@ extension RiderEndpoints {
                 let stream = try await server.openStream("/v1/providers/acme/trips/t-1/journey:stream", token: link)
                 defer { stream.close() }
                 _ = try #require(try await stream.nextEventAsync())
+                // The link expires by the clock, so real time has to pass: its 2 s ran from before the
+                // share was answered, so 3 s from the answer are past the expiry however slow the
+                // machine (not a wait for an outcome; the stream's end below is waited for).
                 try await Task.sleep(for: .seconds(3))
                 expectError((try await server.journey("t-1", token: link)).pair, 401, "UNAUTHENTICATED", containing: "expired")
                 // The open stream ended too (checked once a second).

@@ -63,18 +63,19 @@ import Testing
         let first = await leases.acquire(["vehicle:acme/v-1", "vehicle:acme/v-2"])
         let counters = Counters()
         let waiter = Task {
-            let leased = await leases.acquire(["vehicle:acme/v-2", "vehicle:acme/v-3"])
+            let leased = await leases.acquire(["vehicle:acme/v-3", "vehicle:acme/v-2", "vehicle:acme/v-0"])
             counters.got.store(true, ordering: .relaxed)
             return leased
         }
-        try await Task.sleep(for: .milliseconds(50))
+        // The marker: leases go in order, so the waiter holds v-0 once it has come to v-2.
+        #expect(await waitFor { leases.heldCount == 3 }, "the waiter did not take v-0")
         let early = counters.got.load(ordering: .relaxed)
         #expect(!early, "v-2 is held")
         leases.release(first)
         let leased = await waiter.value
         let late = counters.got.load(ordering: .relaxed)
-        #expect(late && leased == ["vehicle:acme/v-2", "vehicle:acme/v-3"])
-        #expect(leases.heldCount == 2)
+        #expect(late && leased == ["vehicle:acme/v-0", "vehicle:acme/v-2", "vehicle:acme/v-3"])
+        #expect(leases.heldCount == 3)
         leases.release(leased)
         #expect(leases.heldCount == 0)
     }

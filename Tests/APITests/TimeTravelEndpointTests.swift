@@ -33,7 +33,7 @@ extension AuditEndpoints {
                     try await server.waitForProjections()
                     // Every event of the step is recorded and applied, and nothing is written until the next step.
                     let at = Timestamp(Date())
-                    try await Task.sleep(for: .milliseconds(2))
+                    try await Task.sleep(for: .milliseconds(2))  // the next step's events are recorded after `at`
                     let live = try await server.journey("t-1")
                     try #require(live.status == 200, "\(step): \(live.text)")
                     let (sdkStatus, sdk) = try await server.json("GET", "/v1/providers/acme/trips/t-1")
@@ -43,7 +43,7 @@ extension AuditEndpoints {
                 }
                 try await server.createVehicle("v-1", latitude: 52.49, longitude: 13.39)
                 let beforeTrip = Timestamp(Date())
-                try await Task.sleep(for: .milliseconds(2))
+                try await Task.sleep(for: .milliseconds(2))  // the trip is recorded after `beforeTrip`
                 try await server.createTrip("t-1", extra: #","consumerId":"rider-1""#)
                 try await capture("created")
                 var (status, body) = try await server.updateTrip("t-1", mask: "vehicleId,tripStatus", #"{"vehicleId":"v-1","tripStatus":"ENROUTE_TO_PICKUP"}"#)

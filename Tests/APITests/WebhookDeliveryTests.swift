@@ -46,6 +46,11 @@ import TestSupport
         return expected == v1
     }
 
+    /// The subscription's stored checkpoint (the global position delivery has handled up to).
+    static func position(_ server: TestServer, _ id: String) async throws -> Int64 {
+        try await server.json("GET", "/v1/providers/acme/webhooks/\(id)").1["status"]?["position"]?.int64Value ?? 0
+    }
+
     /// Per stream, the versions in the order the receiver accepted them must never go back.
     static func streamOrderViolations(_ deliveries: [WebhookReceiver.Delivery]) -> [String] {
         var last: [String: Int64] = [:]
@@ -145,18 +150,30 @@ import TestSupport
             #expect(paused["status"]?["deliveredEvents"] == 0)
             #expect(try await server.request("GET", "/metrics").text.contains(#"waymark_webhook_paused{provider="acme",webhook="w"} 1"#))
 
-            // Events keep coming while paused; a healthy receiver alone does not unpause.
-            for n in 3..<6 { try await server.createTrip("t-\(n)") }
+            // Events keep coming while paused; a healthy receiver alone does not unpause. The marker:
+            // a second subscription, made now, which delivers the new events (a subscription starts
+            // at the head). The dispatcher starts it on a pass over every subscription, the paused
+            // one too, so once the marker has them all, that pass (and those while it delivered)
+            // left the paused one alone.
             healthy.withLock { $0 = true }
-            try await Task.sleep(for: .milliseconds(600))
+            let marker = try WebhookReceiver()
+            defer { marker.stop() }
+            try await Self.subscribe(server, marker, id: "marker")
+            for n in 3..<6 { try await server.createTrip("t-\(n)") }
+            let later: Set = ["trip:acme/t-3", "trip:acme/t-4", "trip:acme/t-5"]
+            let marked = await marker.wait(timeout: .seconds(60)) { Set($0.map(\.streamId)).isSuperset(of: later) }
+            #expect(Set(marked.map(\.streamId)).isSuperset(of: later), "the marker subscription got \(marked.map(\.streamId))")
             #expect(receiver.deliveries.isEmpty)
+            #expect(try await server.json("GET", "/v1/providers/acme/webhooks/w").1["status"]?["paused"] == true)
 
+            let resumedAt = ContinuousClock.now
             let (resumed, body) = try await server.json("POST", "/v1/providers/acme/webhooks/w:resume")
             #expect(resumed == 200 && body["status"]?["paused"] == false, "\(body)")
             let wanted = Set(try await Self.storedEvents(server).map(\.0))
             #expect(wanted.count == 6)
             let deliveries = await receiver.wait { Set($0.map(\.eventId)).isSuperset(of: wanted) }
             #expect(Set(deliveries.map(\.eventId)) == wanted)
+            #expect(deliveries.allSatisfy { $0.receivedAt >= resumedAt }, "a delivery arrived before the resume")
             #expect(Self.streamOrderViolations(deliveries) == [])
             let after = try await server.json("GET", "/v1/providers/acme/webhooks/w").1
             #expect(after["status"]?["consecutiveFailures"] == 0)
@@ -200,16 +217,20 @@ import TestSupport
         }
         try await TestServer.with(environment: Self.environment()) { server in
             try await Self.subscribe(server, receiver, id: "all")
-            try await Self.subscribe(server, filtered, id: "some", extra: #","eventTypes":["TripCreated"],"tripIds":["t-1"]"#)
+            try await Self.subscribe(server, filtered, id: "some", extra: #","eventTypes":["TripCreated"],"tripIds":["t-1","t-3"]"#)
             try await server.createVehicle("v-1")
-            for n in 0..<3 { try await server.createTrip("t-\(n)") }
+            // t-3, written last, is the filtered subscription's marker.
+            for n in 0..<4 { try await server.createTrip("t-\(n)") }
             let stored = try await Self.storedEvents(server)
             let first = await receiver.wait { $0.count >= stored.count }
             #expect(first.count == stored.count)
-            let some = await filtered.wait { $0.count >= 1 }
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(filtered.deliveries.map(\.streamId) == ["trip:acme/t-1"])
-            #expect(some.first?.type == "TripCreated")
+            let some = await filtered.wait { $0.contains { $0.streamId == "trip:acme/t-3" } }
+            // Streams of a batch are delivered concurrently, so arrival order proves nothing; the
+            // checkpoint does: it passes the marker only once every delivery up to it was answered.
+            let marker = try #require(some.first { $0.streamId == "trip:acme/t-3" }?.globalPosition, "the marker was not delivered")
+            #expect(await waitFor { try await Self.position(server, "some") >= marker }, "the filtered subscription's checkpoint did not pass its marker")
+            #expect(filtered.deliveries.map(\.streamId).sorted() == ["trip:acme/t-1", "trip:acme/t-3"])
+            #expect(filtered.deliveries.allSatisfy { $0.type == "TripCreated" })
 
             // Replay from the second event: every event from there on is delivered again.
             let from = first.map(\.globalPosition).sorted()[1]
@@ -218,8 +239,13 @@ import TestSupport
             #expect(status == 200, "\(body)")
             #expect(body["status"]?["position"]?.int64Value == from - 1, "\(body)")
             let again = await receiver.wait { $0.count >= first.count + replayed.count }
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(receiver.deliveries.count == first.count + replayed.count)
+            // The marker: an event after the replay. Once the checkpoint has passed it, every delivery
+            // before it has been answered, so an extra one would be counted now.
+            try await server.createTrip("t-9")
+            let marked = await receiver.wait { $0.contains { $0.streamId == "trip:acme/t-9" } }
+            let lastMarker = try #require(marked.first { $0.streamId == "trip:acme/t-9" }?.globalPosition, "the marker was not delivered")
+            #expect(await waitFor { try await Self.position(server, "all") >= lastMarker }, "the checkpoint did not pass the marker")
+            #expect(receiver.deliveries.count == first.count + replayed.count + 1)
             #expect(Set(again.dropFirst(first.count).map(\.eventId)) == Set(replayed.map(\.eventId)))
             #expect(Self.streamOrderViolations(Array(again.dropFirst(first.count))) == [])
         }

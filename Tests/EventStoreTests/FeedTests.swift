@@ -163,11 +163,17 @@ import Simulator
             #expect(expected == (rawWriters + storeWriters) * perWriter)
             try await waitUntil(seconds: 60, "reader caught up") { received.count >= expected || readerErrors.count > 0 }
             #expect(readerErrors.all.isEmpty)
-            try await Task.sleep(for: .milliseconds(300))  // anything extra would arrive now
+            // The marker, appended after everything: the reader delivers in feed order, so anything
+            // extra it would deliver comes before the marker does.
+            let marker = event("Marker")
+            _ = try await store.append([marker], to: "vehicle:feed/marker", expectedVersion: .noStream)
+            try await waitUntil(seconds: 60, "the marker arrived") { received.all.contains { $0.id == marker.id } || readerErrors.count > 0 }
             reader.cancel()
+            #expect(readerErrors.all.isEmpty)
 
             let events = received.all
-            let ids = events.map(\.id)
+            #expect(events.last?.id == marker.id, "the marker is the last event delivered")
+            let ids = events.map(\.id).filter { $0 != marker.id }
             #expect(ids.count == expected, "every committed event exactly once: got \(ids.count) for \(expected)")
             #expect(Set(ids) == Set(committed.all))
             #expect(Set(ids).isDisjoint(with: Set(rolledBack.all)), "no event of a rolled-back transaction")
@@ -307,7 +313,23 @@ import Simulator
             let reader = makeStore(url, listen: true)
             let received = Bag<UUID>()
             let task = Task { for try await event in reader.subscribe(after: .start, pollInterval: .seconds(30)) { received.add(event.id) } }
-            try await Task.sleep(for: .milliseconds(300))
+            // The reader's listener connects on a thread of its own: wait until its LISTEN is in,
+            // then until the subscriber has had a first event, so it is idle when the next comes.
+            let listening = try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                let deadline = Date().addingTimeInterval(30)
+                while Date() < deadline {
+                    let count = try connection.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'")
+                        .first?.int64(0) ?? 0
+                    if count > 0 { return true }
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                return false
+            }
+            try #require(listening, "the reader's listener did not LISTEN within 30 s")
+            let warmUp = event()
+            _ = try await writer.append([warmUp], to: "trip:acme/t-0", expectedVersion: .any)
+            try await waitUntil(seconds: 60, "the first event") { received.all.contains(warmUp.id) }
             let sent = event()
             _ = try await writer.append([sent], to: "trip:acme/t-1", expectedVersion: .any)
             // The poll interval is 30 s: arriving within 5 s proves the NOTIFY woke the reader.

@@ -7,9 +7,10 @@ import TestSupport
 
 @Suite(.timeLimit(.minutes(3))) struct RestartTests {
     @Test func theStoreRecoversAfterPostgreSQLRestartsWithoutRestartingTheProcess() async throws {
-        let cluster = PrivateCluster()
-        defer { Task { await cluster.destroy() } }
-        let url = try await cluster.start()
+        try await PrivateCluster.with { cluster, url in try await Self.restart(cluster, url) }
+    }
+
+    private static func restart(_ cluster: PrivateCluster, _ url: String) async throws {
         try await Blocking.run { try Migrator().migrate(try Connection(conninfo: url)) }
         let store = makeStore(url, listen: true)
         let received = Bag<UUID>()
@@ -55,6 +56,5 @@ import TestSupport
         try await waitUntil("tail caught up after the restart") { received.all.contains(after.id) }
         tail.cancel()
         await store.shutdown()
-        await cluster.destroy()
     }
 }

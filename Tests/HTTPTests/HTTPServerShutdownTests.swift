@@ -77,14 +77,20 @@ struct HTTPServerShutdownTests {
         async let held = blocking { try RawHTTPClient(port: port).exchange("GET", "/hold") }
         #expect(await eventually { server.inFlightRequests == 1 })
         async let stopped: Void = server.shutdown(grace: .seconds(10))
-        try await Task.sleep(for: .milliseconds(100))
         // Draining: a connection made now is still taken, but its request is answered 503 and the
-        // connection closed, while the held request still runs.
-        let fresh = try await blocking { () -> (RawHTTPClient.Response, Bool) in
-            let client = try RawHTTPClient(port: port)
-            let response = try client.exchange("GET", "/fresh")
-            return (response, client.serverClosed())
+        // connection closed, while the held request still runs. Fresh connections until draining
+        // has begun (until then they are answered as usual).
+        var draining: (RawHTTPClient.Response, Bool)?
+        let deadline = ContinuousClock.now + .seconds(20)
+        while draining == nil, ContinuousClock.now < deadline {
+            draining = try await blocking { () -> (RawHTTPClient.Response, Bool)? in
+                let client = try RawHTTPClient(port: port)
+                let response = try client.exchange("GET", "/fresh")
+                return response.status == 200 ? nil : (response, client.serverClosed())
+            }
+            if draining == nil { try await Task.sleep(for: .milliseconds(10)) }
         }
+        let fresh = try #require(draining, "no fresh request was refused within 20 s of the shutdown")
         #expect(fresh.0.status == 503)
         #expect(fresh.0.headers["Connection"]?.lowercased() == "close")
         #expect(fresh.1)

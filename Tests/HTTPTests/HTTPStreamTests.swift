@@ -67,7 +67,7 @@ struct HTTPStreamTests {
 
             // The stream is idle (connection suspended); a write wakes it and arrives on its own.
             let stream = try #require(box.latest)
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(50))  // lets the connection go idle; the write's arrival is waited for below
             #expect(stream.write(Array("data: 1\n\n".utf8)))
             let second = try await blocking { try client.readChunk() }
             #expect(second.map { String(decoding: $0, as: UTF8.self) } == "data: 1\n\n")

@@ -143,7 +143,8 @@ struct SlowClientTests {
             let slowloris = try Slowloris(count: 300, port: port, interval: .milliseconds(200))
             defer { slowloris.stop() }
             #expect(await eventually { server.openStreams == 300 })
-            try await Task.sleep(for: .seconds(1))
+            // The attack is under way: each slowloris connection has crawled a few bytes into its header.
+            #expect(await eventually { slowloris.bytesSent >= 5 })
             var slowest = Duration.zero
             let client = try await blocking { try RawHTTPClient(port: port) }
             for _ in 0..<200 {

@@ -273,7 +273,7 @@ import TestSupport
             }
             // The worker drops the job right after running it; the pool must not keep it (it used to
             // keep the last 1,024 finished jobs, and with them every batch's document text).
-            for _ in 0..<200 where released != nil { try await Task.sleep(for: .milliseconds(10)) }
+            for _ in 0..<2000 where released != nil { try await Task.sleep(for: .milliseconds(10)) }  // up to 20 s
             #expect(released == nil, "the pool still holds a finished job's captures")
             await pool.shutdown()
         }

@@ -42,10 +42,13 @@ import TestSupport
         try await TestDatabase.withTestDatabase { url in
             try await prepare(url)
             let received = Mutex<[PostgresNotification]>([])
+            let markers = Mutex<Set<String>>([])
             let connected = Mutex(false)
-            let listener = NotificationListener(conninfo: url, channels: [ProjectionNotification.channel("test_counts")]) { signal in
+            let channel = ProjectionNotification.channel("test_counts")
+            let listener = NotificationListener(conninfo: url, channels: [channel]) { signal in
                 switch signal {
                 case .connected: connected.withLock { $0 = true }
+                case .notification(let notice) where notice.payload.hasPrefix("marker-"): markers.withLock { _ = $0.insert(notice.payload) }
                 case .notification(let notice): received.withLock { $0.append(notice) }
                 }
             }
@@ -57,15 +60,20 @@ import TestSupport
             try await waitFor("the events in the feed") { try await store.readAll(after: .start).count == 2 }
             let seenBeforeCommit = Mutex<[Int]>([])
             let options = ProjectionRunner.Options(batchSize: 100, beforeCommit: { _ in
-                // The batch (and its pg_notify) is written; nothing may reach a listener before COMMIT.
-                Thread.sleep(forTimeInterval: 0.3)
-                let count = received.withLock { $0.count }
+                // The batch is written; nothing may reach a listener before COMMIT. The marker: a
+                // notification committed now on a connection of its own. Listeners get notifications
+                // in commit order, so one the runner sent earlier arrives before the marker does.
+                let marker = "marker-\(UUID().uuidString)"
+                try Connection(conninfo: url).query("SELECT pg_notify($1, $2)", [channel, marker])
+                let deadline = Date().addingTimeInterval(30)
+                while !markers.withLock({ $0.contains(marker) }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+                let count = markers.withLock { $0.contains(marker) } ? received.withLock { $0.count } : -1
                 seenBeforeCommit.withLock { $0.append(count) }
             }, notifyCollections: ["counts"])
             let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
             runner.start()
             try await waitFor("a notification") { received.withLock { !$0.isEmpty } }
-            #expect(seenBeforeCommit.withLock { $0.first } == 0)
+            #expect(seenBeforeCommit.withLock { $0.first } == 0, "-1: the marker did not arrive within 30 s")
             let first = try #require(received.withLock { $0.first })
             #expect(ProjectionNotification(payload: first.payload) == .changed(["counts": ["test:s0", "test:s1"]]))
 

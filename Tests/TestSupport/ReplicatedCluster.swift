@@ -76,15 +76,18 @@ package struct ReplicatedCluster: Sendable {
     }
 
     /// Runs `body` with the cluster, and destroys it afterwards whatever happened.
+    /// Holds a `TestLoad` slot throughout.
     package static func with(_ body: @Sendable (ReplicatedCluster) async throws -> Void) async throws {
-        let cluster = try await start()
-        do {
-            try await body(cluster)
-        } catch {
+        try await TestLoad.withSlot {
+            let cluster = try await start()
+            do {
+                try await body(cluster)
+            } catch {
+                await cluster.destroy()
+                throw error
+            }
             await cluster.destroy()
-            throw error
         }
-        await cluster.destroy()
     }
 
     /// Two nodes on the primary, both reading from the replica, with one JWT secret.

@@ -64,6 +64,7 @@ package final class SlowSocket: @unchecked Sendable {
 package final class Slowloris: Sendable {
     private let sockets: [SlowSocket]
     private let stopped = Atomic<Bool>(false)
+    private let sentBytes = Atomic<Int>(0)
     private let done = DispatchSemaphore(value: 0)
     /// The header they crawl through: it never ends (no blank line), only grows.
     package static let header = Array("GET /v1/providers/acme/trips/t-1/journey HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
@@ -76,12 +77,16 @@ package final class Slowloris: Sendable {
                 let byte = sent < Self.header.count ? Self.header[sent] : UInt8(ascii: "a")
                 for socket in sockets { socket.send([byte]) }
                 sent += 1
+                sentBytes.store(sent, ordering: .relaxed)
                 Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
             }
             done.signal()
         }
         thread.start()
     }
+
+    /// How many bytes each connection has sent so far.
+    package var bytesSent: Int { sentBytes.load(ordering: .relaxed) }
 
     /// How many of the connections the server still holds open.
     package var openCount: Int { sockets.filter(\.isOpen).count }

@@ -23,7 +23,12 @@ package enum TestDatabase {
     }
 
     /// Creates a database, migrates it (unless `migrate` is false), runs `body` with its URL, drops it.
+    /// Holds a `TestLoad` slot throughout.
     package static func withTestDatabase<T: Sendable>(migrate: Bool = true, _ body: @Sendable (String) async throws -> T) async throws -> T {
+        try await TestLoad.withSlot { try await withOwnDatabase(migrate: migrate, body) }
+    }
+
+    private static func withOwnDatabase<T: Sendable>(migrate: Bool, _ body: @Sendable (String) async throws -> T) async throws -> T {
         let admin = try adminURL()
         let name = "wm_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         try await Blocking.run {
@@ -105,6 +110,21 @@ package struct PrivateCluster: Sendable {
     package init() {
         root = "/tmp/wm-private-\(UUID().uuidString.prefix(8).lowercased())"
         cluster = EmbeddedPostgres(directory: root + "/pg")
+    }
+
+    /// Runs `body` with a new cluster's URL, holding a `TestLoad` slot, and destroys the cluster afterwards.
+    package static func with<T: Sendable>(_ body: @Sendable (PrivateCluster, String) async throws -> T) async throws -> T {
+        try await TestLoad.withSlot {
+            let cluster = PrivateCluster()
+            do {
+                let value = try await body(cluster, try await cluster.start())
+                await cluster.destroy()
+                return value
+            } catch {
+                await cluster.destroy()
+                throw error
+            }
+        }
     }
 
     /// Starts it (creating it the first time) and returns its URL.

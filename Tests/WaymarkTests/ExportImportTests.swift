@@ -29,14 +29,7 @@ import TestSupport
 
     /// Runs `body` with the URL of an empty database on a cluster started for it, then removes the cluster.
     private static func withPrivateDatabase(_ body: @Sendable (String) async throws -> Void) async throws {
-        let cluster = PrivateCluster()
-        do {
-            try await body(try await cluster.start())
-        } catch {
-            await cluster.destroy()
-            throw error
-        }
-        await cluster.destroy()
+        try await PrivateCluster.with { _, url in try await body(url) }
     }
 
     private func shell(_ command: String, _ environment: [String: String]) async throws -> Subprocess.Outcome {
