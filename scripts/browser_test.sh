@@ -15,7 +15,7 @@ DB="browser_$$"
 psql "$URL" -qc "CREATE DATABASE $DB" >/dev/null
 DB_URL=${URL/\/postgres\?/\/$DB?}
 LOG="$ROOT/serve.log"
-DATABASE_URL="$DB_URL" WAYMARK_JWT_SECRET="browser-test-$$" WAYMARK_GRPC_PORT=off "$BIN" serve --demo --simulate --port 0 \
+DATABASE_URL="$DB_URL" WAYMARK_JWT_SECRET="browser-test-$$-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" WAYMARK_GRPC_PORT=off "$BIN" serve --demo --simulate --port 0 \
     --vehicles 8 --trips-per-minute 8 --speedup 4 >"$LOG" 2>&1 &
 SERVER=$!
 cleanup() {

@@ -14,7 +14,7 @@ URL=$("$BIN" db url --data-dir "$DATA")
 DB="smoke_$$"
 psql "$URL" -qc "CREATE DATABASE $DB" >/dev/null
 export DATABASE_URL=${URL/\/postgres\?/\/$DB?}
-export WAYMARK_JWT_SECRET="smoke-$$"
+export WAYMARK_JWT_SECRET="smoke-$$-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 LOG="$ROOT/serve.log"
 "$BIN" migrate >/dev/null
 WAYMARK_GRPC_PORT=off "$BIN" serve --port 0 >"$LOG" 2>&1 &

@@ -48,7 +48,7 @@ struct BenchGRPC {
         let settings = try ProjectionSettings.load(ProcessInfo.processInfo.environment)  // as `serve` has them
         let mirror = WaymarkAPI.fleetMirror(documentLimit: settings.fleetMirrorLimit)
         let runners = settings.runners(store: store, conninfo: url, mirrors: [FleetResourceProjection.name: mirror])
-        let secret = Array("bench-secret".utf8)
+        let secret = Array("bench-secret-0123456789abcdef0123".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror)
         for runner in runners { runner.start() }
         let http = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody), handler: api.handler)

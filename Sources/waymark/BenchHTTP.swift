@@ -118,7 +118,7 @@ struct BenchHTTP {
         let journeyMirror = WaymarkAPI.journeyMirror()
         let mirrors = [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror]
         let runners = settings.runners(store: store, conninfo: url, mirrors: mirrors)
-        let secret = Array("bench-secret".utf8)
+        let secret = Array("bench-secret-0123456789abcdef0123".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror)
         for runner in runners { runner.start() }
         let durations = Mutex<[Double]?>(nil)

@@ -105,7 +105,7 @@ struct BenchIngest {
         let mirror = WaymarkAPI.fleetMirror(documentLimit: settings.fleetMirrorLimit)
         let runners = settings.runners(store: store, conninfo: url, mirrors: [FleetResourceProjection.name: mirror])
         for runner in runners { runner.start() }
-        let secret = Array("bench-secret".utf8)
+        let secret = Array("bench-secret-0123456789abcdef0123".utf8)
         let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, ingestBacklog: maximumBacklog)
         let served = Mutex<[Double]?>(nil)
         let acknowledged = Atomic<Int>(0)

@@ -46,18 +46,25 @@ enum ServeCommand {
         } else if openFiles.raised {
             logger.debug("open-file limit raised to \(openFiles.limit)")
         }
-        let secret: [UInt8]
-        if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty {
-            secret = Array(configured.utf8)
+        // HS256 needs a secret of the operator's; an RS256-only server (WAYMARK_JWT_PUBLIC_KEYS) may go without.
+        let secret: [UInt8]?
+        if let configured = try JWTSecret.configured(environment) {
+            secret = configured
         } else if demo {
             // The demo keeps its secret beside the embedded cluster, so `waymark simulate` can mint tokens and a second run accepts them.
             secret = try DemoSecret.readOrCreate(dataDirectory: settings.dataDirectory) { Digest.hex(Digest.randomBytes(32)) }
             logger.info("WAYMARK_JWT_SECRET is not set: the demo signs tokens with the secret in \(DemoSecret.path(dataDirectory: settings.dataDirectory))")
+        } else if !http.publicKeys.isEmpty {
+            secret = nil
+            logger.info("no WAYMARK_JWT_SECRET: only RS256 tokens signed by WAYMARK_JWT_PUBLIC_KEYS are accepted")
         } else {
-            let generated = Digest.hex(Digest.randomBytes(32))
-            secret = Array(generated.utf8)
-            logger.warning("WAYMARK_JWT_SECRET is not set: generated one for this run; tokens die with the process. Mint tokens with WAYMARK_JWT_SECRET=\(generated) waymark token ...")
+            throw UsageError("""
+                WAYMARK_JWT_SECRET (or WAYMARK_JWT_SECRET_FILE) must be set: the server verifies tokens with it. \
+                Use at least \(JWTSecret.minimumBytes) random bytes, e.g. WAYMARK_JWT_SECRET=$(openssl rand -hex 32); \
+                `waymark serve --demo` keeps one of its own
+                """)
         }
+        let demoSecret = secret ?? []  // --demo always has one: its page and simulator mint tokens with it
         let database = try Database.open(settings, logger: logger)
         do {
             try database.migrate(logger: logger)
@@ -92,7 +99,7 @@ enum ServeCommand {
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
                                      streamBufferBytes: streamLimits.streamBufferBytes,
                                      connectionMemoryBytes: memory.connectionMemoryBytes, errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
-                handler: DemoHandler(api: api, secret: secret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo),
+                handler: DemoHandler(api: api, secret: demoSecret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo),
                 observer: { exchange in
                     accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [
                         LogKey.requestId: exchange.requestId, LogKey.durationMs: String(format: "%.3f", exchange.durationSeconds * 1000),
@@ -133,8 +140,8 @@ enum ServeCommand {
             let simulationStop = StopFlag()
             let simulator = simulation.map { options in
                 Task { [logger] in
-                    await SimulateCommand.run(options: options, baseURL: local, secret: secret, shouldStop: { simulationStop.isSet }) { trip in
-                        let token = Authenticator.mint(secret: secret, role: .consumer, provider: options.provider, tripId: trip,
+                    await SimulateCommand.run(options: options, baseURL: local, secret: demoSecret, shouldStop: { simulationStop.isSet }) { trip in
+                        let token = Authenticator.mint(secret: demoSecret, role: .consumer, provider: options.provider, tripId: trip,
                                                        issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
                         logger.info("a rider's view: \(local)/demo?trip=\(trip)")
                         logger.info("the same with the rider's own consumer token (an hour): \(local)/demo/rider?provider=\(options.provider)&trip=\(trip)#access_token=\(token)")

@@ -19,7 +19,7 @@ enum SimulateCommand {
         guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
             throw UsageError("--url must be an absolute http(s) URL such as http://127.0.0.1:8080, got \(url.debugDescription)")
         }
-        guard let secret = DemoSecret.read(environment: environment, dataDirectory: settings.dataDirectory) else {
+        guard let secret = try JWTSecret.configured(environment) ?? DemoSecret.read(dataDirectory: settings.dataDirectory) else {
             throw UsageError("WAYMARK_JWT_SECRET must be set to the server's signing secret (or run the server with `waymark serve --demo`, which keeps one in \(DemoSecret.path(dataDirectory: settings.dataDirectory)))")
         }
         let stop = StopFlag()
@@ -111,9 +111,8 @@ enum DemoSecret {
         URL(fileURLWithPath: dataDirectory).deletingLastPathComponent().appendingPathComponent("jwt-secret").path
     }
 
-    /// `WAYMARK_JWT_SECRET`, else the file's contents, else nil.
-    static func read(environment: [String: String], dataDirectory: String) -> [UInt8]? {
-        if let configured = environment["WAYMARK_JWT_SECRET"], !configured.isEmpty { return Array(configured.utf8) }
+    /// The file's contents, or nil when there is none.
+    static func read(dataDirectory: String) -> [UInt8]? {
         guard let text = try? String(contentsOfFile: path(dataDirectory: dataDirectory), encoding: .utf8) else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : Array(trimmed.utf8)
@@ -121,7 +120,7 @@ enum DemoSecret {
 
     /// The file's secret, created (random, 0600) when missing.
     static func readOrCreate(dataDirectory: String, generate: () -> String) throws -> [UInt8] {
-        if let existing = read(environment: [:], dataDirectory: dataDirectory) { return existing }
+        if let existing = read(dataDirectory: dataDirectory) { return existing }
         let file = path(dataDirectory: dataDirectory)
         try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: file).deletingLastPathComponent().path, withIntermediateDirectories: true)
         let secret = generate()

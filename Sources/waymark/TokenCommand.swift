@@ -1,15 +1,15 @@
 import API
 import Foundation
 
-/// `waymark token`: mints a bearer JWT for the API, signed HS256 with `WAYMARK_JWT_SECRET`.
+/// `waymark token`: mints a bearer JWT for the API, signed HS256 with the server's secret (`JWTSecret`).
 ///
 /// Prints the token alone on one line so scripts can capture it:
 /// `TOKEN=$(waymark token --role server --provider acme)`.
 enum TokenCommand {
     static func run(_ arguments: [String], environment: [String: String]) throws {
         let flags = try Flags(arguments)
-        guard let secret = environment["WAYMARK_JWT_SECRET"], !secret.isEmpty else {
-            throw UsageError("WAYMARK_JWT_SECRET must be set to the server's signing secret (the token is signed with it as raw UTF-8 bytes)")
+        guard let secret = try JWTSecret.configured(environment) else {
+            throw UsageError("WAYMARK_JWT_SECRET (or WAYMARK_JWT_SECRET_FILE) must be set to the server's signing secret (the token is signed with it as raw bytes)")
         }
         guard let roleName = flags.value("role"), let role = Principal.Role(rawValue: roleName) else {
             throw UsageError("--role must be one of server, driver, consumer, auditor")
@@ -21,7 +21,7 @@ enum TokenCommand {
         if role == .consumer, flags.value("trip") == nil, flags.value("consumer") == nil {
             throw UsageError("a consumer token needs --trip or --consumer")
         }
-        let token = Authenticator.mint(secret: Array(secret.utf8), role: role, provider: provider, tripId: flags.value("trip"),
+        let token = Authenticator.mint(secret: secret, role: role, provider: provider, tripId: flags.value("trip"),
                                        vehicleId: flags.value("vehicle"), consumerId: flags.value("consumer"),
                                        issuedAt: Int64(Date().timeIntervalSince1970), ttl: Int64(ttl))
         printOut(token)

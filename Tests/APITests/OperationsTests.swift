@@ -46,7 +46,7 @@ import TestSupport
     /// The server's startup log line naming its allocator, with `extra` in its environment.
     private func allocatorLine(_ extra: [String: String] = [:]) async throws -> (line: String, maps: String) {
         try await TestDatabase.withTestDatabase { url in
-            let environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": "allocator", "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off"]
+            let environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": "allocator-test-secret-0123456789abcdef", "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off"]
                 .merging(extra) { $1 }
             let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"], environment: environment)
             defer {

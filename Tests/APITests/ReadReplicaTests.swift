@@ -233,7 +233,7 @@ extension TestServer {
         try await TestDatabase.withTestDatabase { url in
             let missing = "postgresql:///postgres?host=/tmp/wm-no-replica-\(UUID().uuidString.prefix(8))&port=5432&user=postgres"
             let process = try Subprocess.spawn(WaymarkBinary.path, ["serve"], environment: [
-                "DATABASE_URL": url, "WAYMARK_JWT_SECRET": "replica-test", "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off",
+                "DATABASE_URL": url, "WAYMARK_JWT_SECRET": "replica-test-secret-0123456789abcdef", "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off",
                 "WAYMARK_READ_DATABASE_URL": missing,
             ])
             defer { process.cleanUp() }

@@ -138,7 +138,7 @@ extension RiderEndpoints {
             try await TestDatabase.withTestDatabase { url in
                 // Started with a soft limit of 256 (as a shell's `ulimit -Sn 256` would leave it).
                 let process = try Subprocess.spawn("/bin/sh", ["-c", #"ulimit -Sn 256 && exec "$0" serve"#, WaymarkBinary.path], environment: [
-                    "DATABASE_URL": url, "WAYMARK_JWT_SECRET": "limits", "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off",
+                    "DATABASE_URL": url, "WAYMARK_JWT_SECRET": "limits-test-secret-0123456789abcdef", "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off",
                 ])
                 defer {
                     _ = process.stop()

@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Postgres
+import Signing
 import Testing
 import TestSupport
 
@@ -111,11 +115,30 @@ import TestSupport
         #expect(result.stderr.contains("no projection named \"nope\"; known: journey, fleet, route_audit"))
     }
 
-    @Test func serveWithoutASecretGeneratesOneListensAndStopsCleanlyOnSIGTERM() async throws {
+    @Test func serveWithoutASecretOrWithAShortOneRefusesToStartAndNeverPrintsIt() async throws {
+        try await TestDatabase.withTestDatabase(migrate: false) { url in
+            let base = ["DATABASE_URL": url, "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off"]
+            let none = try await WaymarkBinary.run(["serve"], environment: base)
+            #expect(none.status == 2, "\(none.output)")
+            #expect(none.stderr.contains("WAYMARK_JWT_SECRET (or WAYMARK_JWT_SECRET_FILE) must be set"), "\(none.stderr)")
+            let short = try await WaymarkBinary.run(["serve"], environment: base.merging(["WAYMARK_JWT_SECRET": "hunter2-hunter2"]) { $1 })
+            #expect(short.status == 2, "\(short.output)")
+            #expect(short.stderr.contains("WAYMARK_JWT_SECRET is 15 bytes; HS256 needs at least 32"), "\(short.stderr)")
+            #expect(!short.output.contains("hunter2"))
+        }
+    }
+
+    @Test func serveWithASecretFileListensNeverLogsTheSecretAndStopsCleanlyOnSIGTERM() async throws {
         try await TestDatabase.withTestDatabase(migrate: false) { url in
             let log = FileManager.default.temporaryDirectory.appendingPathComponent("wm-serve-\(UUID().uuidString).log")
+            let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent("wm-secret-\(UUID().uuidString)")
+            let secret = "serve-secret-\(UUID().uuidString)"
+            try Data((secret + "\n").utf8).write(to: secretFile)
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            defer { try? FileManager.default.removeItem(at: log) }
+            defer {
+                try? FileManager.default.removeItem(at: log)
+                try? FileManager.default.removeItem(at: secretFile)
+            }
             let handle = try FileHandle(forWritingTo: log)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: WaymarkBinary.path)
@@ -124,7 +147,9 @@ import TestSupport
             environment["DATABASE_URL"] = url
             environment["WAYMARK_HTTP_PORT"] = "0"
             environment["WAYMARK_GRPC_PORT"] = "0"
+            environment["WAYMARK_LOG_LEVEL"] = "debug"
             environment.removeValue(forKey: "WAYMARK_JWT_SECRET")
+            environment["WAYMARK_JWT_SECRET_FILE"] = secretFile.path
             process.environment = environment
             process.standardError = handle
             process.standardOutput = handle
@@ -133,12 +158,21 @@ import TestSupport
             var text = ""
             while Date() < deadline {
                 text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                if text.contains("listening on") { break }
+                if text.contains("listening for gRPC on") { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(text.contains("event store ready"))
             #expect(text.contains("listening on http://127.0.0.1:"))
-            #expect(text.contains("WAYMARK_JWT_SECRET is not set: generated one for this run"))
+            // The file's secret signs: a token minted with it is accepted.
+            let port = text.components(separatedBy: "listening on http://127.0.0.1:").last?.prefix { $0.isNumber } ?? ""
+            let now = Int64(Date().timeIntervalSince1970)
+            let token = JWT.signHS256(header: Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8),
+                                      payload: Array(#"{"aud":"waymark","iat":\#(now),"exp":\#(now + 60),"role":"server","provider":"acme"}"#.utf8),
+                                      key: Array(secret.utf8))
+            var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/v1/providers/acme/vehicles/v-1")))
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let (_, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 404)
             process.terminate()  // SIGTERM
             let stopDeadline = Date().addingTimeInterval(15)
             while process.isRunning && Date() < stopDeadline { try await Task.sleep(for: .milliseconds(50)) }
