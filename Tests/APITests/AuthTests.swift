@@ -42,6 +42,27 @@ import TestSupport
         }
     }
 
+    @Test func signedTokensWithHugeTimesOrAFutureNotBeforeAreUnauthenticatedAndTheServerLivesOn() async throws {
+        try await TestServer.with { server in
+            let now = Int64(Date().timeIntervalSince1970)
+            let path = "/v1/providers/acme/vehicles/v-1"
+            func attempt(_ times: String) async throws -> (Int, JSONValue) {
+                let claims = #"{"aud":"waymark",\#(times),"role":"server","provider":"acme"}"#
+                let response = try await server.request("GET", path, token: Self.forge(claims: claims, secret: server.secret))
+                return (response.status, try JSONValue.parse(response.body))
+            }
+            expectError(try await attempt(#""exp":1e300,"iat":\#(now)"#), 401, "UNAUTHENTICATED", containing: "ahead")
+            expectError(try await attempt(#""exp":-1e300,"iat":\#(now)"#), 401, "UNAUTHENTICATED", containing: "expired")
+            expectError(try await attempt(#""exp":\#(now + 600),"iat":1e300"#), 401, "UNAUTHENTICATED", containing: "iat is in the future")
+            expectError(try await attempt(#""exp":\#(now + 600),"iat":\#(now),"nbf":\#(now + 300)"#), 401, "UNAUTHENTICATED", containing: "nbf")
+            expectError(try await attempt(#""exp":\#(now + 600),"iat":\#(now),"nbf":1e300"#), 401, "UNAUTHENTICATED", containing: "nbf")
+            expectError(try await attempt(#""exp":\#(now + 600),"iat":\#(now),"nbf":"soon""#), 401, "UNAUTHENTICATED", containing: "nbf")
+            // A token whose nbf has passed (and one with a very old iat) is fine, and the process is still serving.
+            let (status, _) = try await attempt(#""exp":\#(now + 600),"iat":-1e300,"nbf":\#(now - 10)"#)
+            #expect(status == 404)
+        }
+    }
+
     @Test func rs256TokensSignedByAConfiguredKeyAreAcceptedAndOthersAreNot() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wm-rs256-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -91,6 +91,27 @@ extension RiderEndpoints {
             }
         }
 
+        @Test func aDriverCannotChangeWhoTheRiderIsThroughAttributesOrConsumerId() async throws {
+            try await TestServer.with { server in
+                try await server.startTrip("t-1", vehicle: "v-1", consumer: "rider-1")
+                let driver = server.token(.driver, vehicle: "v-1")
+                for (mask, body) in [("attributes", #"{"attributes":[{"key":"consumerId","stringValue":"mallory"}]}"#),
+                                     ("attributes", #"{"attributes":[{"key":"tier","stringValue":"gold"}]}"#),
+                                     ("attributes", #"{"attributes":[{"key":"consumerId","numberValue":7}]}"#),
+                                     ("consumerId", #"{"consumerId":"mallory"}"#),
+                                     ("attributes,consumerId", #"{"consumerId":"rider-1","attributes":[{"key":"consumerId","stringValue":"mallory"}]}"#)] {
+                    expectError(try await server.updateTrip("t-1", mask: mask, body, token: driver), 403, "PERMISSION_DENIED", containing: "consumerId")
+                }
+                // Attributes that keep the rider as they are remain the driver's to set.
+                let (kept, trip) = try await server.updateTrip("t-1", mask: "attributes",
+                                                               #"{"attributes":[{"key":"consumerId","stringValue":"rider-1"},{"key":"tier","stringValue":"gold"}]}"#,
+                                                               token: driver)
+                #expect(kept == 200, "\(trip)")
+                let (_, read) = try await server.json("GET", "/v1/providers/acme/trips/t-1")
+                #expect(read["attributes"] == [["key": "consumerId", "stringValue": "rider-1"], ["key": "tier", "stringValue": "gold"]])
+            }
+        }
+
         @Test func aConsumerIdTokenReadsEveryTripOfItsRiderAndNothingElse() async throws {
             try await TestServer.with { server in
                 try await server.createTrip("t-1", extra: #","consumerId":"rider-1""#)

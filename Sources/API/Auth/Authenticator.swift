@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Accepted: HS256 with the configured secret, or RS256 with one of the configured public keys;
 /// the algorithm must be one that is configured (never `none`). Claims: `exp` required and at
-/// most `maximumLifetime` (plus `leeway`) ahead, `iat` not in the future, `aud` equal to (or
+/// most `maximumLifetime` (plus `leeway`) ahead, `iat` and `nbf` not in the future, `aud` equal to (or
 /// containing) `waymark`, `role`, `provider`, and the role's `authorization` claim. Every failure
 /// is UNAUTHENTICATED with a message that says which check failed and never echoes the token.
 package struct Authenticator: Sendable {
@@ -108,13 +108,18 @@ package struct Authenticator: Sendable {
         guard let exp = claims["exp"]?.doubleValue, exp.isFinite else {
             throw .unauthenticated("the token has no exp claim")
         }
-        guard Int64(exp) > now - leeway else { throw .unauthenticated("the token has expired") }
-        guard Int64(exp) <= now + maximumLifetime + leeway else {
+        // Compared as doubles: a signed claim may hold any JSON number (1e300), which Int64 cannot.
+        guard exp > Double(now - leeway) else { throw .unauthenticated("the token has expired") }
+        guard exp <= Double(now + maximumLifetime + leeway) else {
             throw .unauthenticated("the token's exp is more than \(maximumLifetime) s ahead")
         }
         if let iat = claims["iat"] {
             guard let issued = iat.doubleValue, issued.isFinite else { throw .unauthenticated("the token's iat is not a number") }
-            guard Int64(issued) <= now + leeway else { throw .unauthenticated("the token's iat is in the future") }
+            guard issued <= Double(now + leeway) else { throw .unauthenticated("the token's iat is in the future") }
+        }
+        if let nbf = claims["nbf"] {
+            guard let notBefore = nbf.doubleValue, notBefore.isFinite else { throw .unauthenticated("the token's nbf is not a number") }
+            guard notBefore <= Double(now + leeway) else { throw .unauthenticated("the token is not valid yet (nbf)") }
         }
         switch claims["aud"] {
         case .string(let aud)?:

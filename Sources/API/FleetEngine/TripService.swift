@@ -84,8 +84,15 @@ package final class TripService: Sendable {
         }
         let mark = try await mutate(provider: request.provider, tripId: request.tripId, context: context, assigning: assigning, waypoints: waypoints) { state, vehicles, now throws(APIError) in
             guard state.exists else { throw .notFound("trip \(request.tripId) not found (provider \(request.provider))") }
-            if context.caller.role == .driver, state.vehicleId != context.caller.vehicleId {
-                throw .permissionDenied("a driver token may update only trips assigned to its vehicle (trip \(request.tripId))")
+            if context.caller.role == .driver {
+                guard state.vehicleId == context.caller.vehicleId else {
+                    throw .permissionDenied("a driver token may update only trips assigned to its vehicle (trip \(request.tripId))")
+                }
+                // Attributes replace the whole list: whatever it says of `consumerId` must be what the trip has.
+                for case .attributes(let list) in request.changes
+                where TripJSON.consumerId(in: list) != TripJSON.consumerId(in: state.attributes) {
+                    throw .permissionDenied("a driver token may not change who a trip's rider is (the consumerId attribute of trip \(request.tripId))")
+                }
             }
             return try Self.commands(for: request.changes, state: state, vehicles: vehicles, at: now)
         }

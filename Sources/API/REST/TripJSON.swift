@@ -184,6 +184,11 @@ enum TripJSON {
         }
     }
 
+    /// The value of the `consumerId` attribute (the one riders' access follows), if `attributes` has one.
+    static func consumerId(in attributes: [Attribute]) -> Attribute.Value? {
+        attributes.first { $0.key == "consumerId" }?.value
+    }
+
     /// `attributes` with the `consumerId` attribute set to `consumerId` (removed when nil), in place
     /// or appended.
     static func withConsumer(_ consumerId: String?, in attributes: [Attribute]) -> [Attribute] {
