@@ -126,6 +126,10 @@ package enum HTTPClient {
             guard check(waymark_curl_setopt_string(handle, CURLOPT_URL, request.url)),
                   check(waymark_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)),
                   check(waymark_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")),
+                  // Never through a proxy from the environment (http_proxy, ALL_PROXY...): the address
+                  // checks pin the connection to the resolved address, and a proxy would make it elsewhere.
+                  check(waymark_curl_setopt_string(handle, CURLOPT_PROXY, "")),
+                  check(waymark_curl_setopt_string(handle, CURLOPT_NOPROXY, "*")),
                   check(waymark_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)),
                   check(waymark_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)),
                   check(waymark_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(milliseconds(request.timeout)))),

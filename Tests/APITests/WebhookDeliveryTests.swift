@@ -208,6 +208,26 @@ import TestSupport
         }
     }
 
+    @Test func deliveriesIgnoreProxiesNamedInTheServersEnvironment() async throws {
+        let proxy = try WebhookReceiver()
+        let receiver = try WebhookReceiver()
+        defer {
+            proxy.stop()
+            receiver.stop()
+        }
+        let proxyURL = "http://127.0.0.1:\(proxy.port)"
+        let environment = Self.environment().merging(["http_proxy": proxyURL, "HTTP_PROXY": proxyURL, "https_proxy": proxyURL,
+                                                      "HTTPS_PROXY": proxyURL, "ALL_PROXY": proxyURL, "all_proxy": proxyURL]) { $1 }
+        try await TestServer.with(environment: environment) { server in
+            try await Self.subscribe(server, receiver, id: "direct")
+            try await server.createTrip("t-1")
+            // The delivery reaching the receiver itself is the marker: through a proxy it would not.
+            let deliveries = await receiver.wait { $0.contains { $0.type == "TripCreated" } }
+            #expect(deliveries.contains { $0.type == "TripCreated" }, "the receiver never heard of the trip")
+            #expect(proxy.deliveries.isEmpty, "a delivery went through the environment's proxy")
+        }
+    }
+
     @Test func replayRedeliversHistoryAndFiltersSelectEvents() async throws {
         let receiver = try WebhookReceiver()
         let filtered = try WebhookReceiver()

@@ -126,7 +126,10 @@ import TestSupport
         try await TestServer.with { server in
             for url in ["http://127.0.0.1:8080/x", "http://localhost/x", "http://10.1.2.3/x", "http://192.168.0.10/x", "http://172.20.0.1/x",
                         "http://169.254.169.254/latest/meta-data", "http://[::1]:8080/x", "http://[fe80::1]/x", "http://[fd00::1]/x",
-                        "http://[::ffff:127.0.0.1]/x", "http://0.0.0.0/x", "http://100.64.0.1/x"] {
+                        "http://[::ffff:127.0.0.1]/x", "http://0.0.0.0/x", "http://100.64.0.1/x",
+                        // IPv6 forms that carry a private IPv4 address: IPv4-compatible, SIIT, 6to4, Teredo (client 10.0.0.1).
+                        "http://[::127.0.0.1]/x", "http://[::ffff:0:127.0.0.1]/x", "http://[2002:7f00:1::1]/x", "http://[2002:c0a8:101::1]/x",
+                        "http://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/x", "http://[64:ff9b:1::a00:1]/x"] {
                 expectError(try await server.json("POST", Self.path, Self.body(url: url)), 400, "INVALID_ARGUMENT", containing: "public addresses")
             }
             // A public literal address passes the check (nothing is sent until there is an event).
