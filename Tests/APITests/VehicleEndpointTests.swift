@@ -1,6 +1,8 @@
 import API
 import Foundation
+import Geo
 import JSON
+import Journey
 import Testing
 import TestSupport
 
@@ -64,6 +66,10 @@ import TestSupport
             expectError(try await server.json("PUT", path + "?updateMask=currentRouteSegmentEndPoint", #"{}"#), 400, "INVALID_ARGUMENT", containing: "only together with currentRouteSegment")
             expectError(try await server.json("PUT", path + "?updateMask=vehicleState", #"{"vehicleState":"FLYING"}"#), 400, "INVALID_ARGUMENT", containing: "vehicle.vehicleState must be one of")
             expectError(try await server.json("PUT", "/v1/providers/acme/vehicles/v-none?updateMask=vehicleState", #"{"vehicleState":"OFFLINE"}"#), 404, "NOT_FOUND")
+            // A route segment past the point limit (10,000) is refused whole.
+            let long = Polyline.encode((0...PathLimit.maximumPoints).map { LatLng(uncheckedLatitude: 52.5 + Double($0) * 0.00001, longitude: 13.4) })
+            expectError(try await server.json("PUT", path + "?updateMask=currentRouteSegment", #"{"currentRouteSegment":"\#(long.replacingOccurrences(of: "\\", with: "\\\\"))"}"#),
+                        400, "INVALID_ARGUMENT", containing: "at most 10000 points (got 10001)")
             #expect(try await server.eventCount() == before)
             // snake_case mask, enum by number.
             let (offline, updated) = try await server.json("PUT", path + "?updateMask=vehicle_state", #"{"vehicle_state":1}"#)

@@ -226,6 +226,21 @@ struct VehicleRouteSegmentTests {
         expectRejection(.invalidArgument) { try Vehicle.decide(.updateRouteSegment(encodedPath: "_p~iF~ps|U_", at: Fixtures.t(5)), state: registered) }
     }
 
+    @Test func aRouteSegmentMayHoldAtMostTheLimitsPoints() throws {
+        func path(_ count: Int) -> String {
+            Polyline.encode((0..<count).map { Fixtures.point(52.5 + Double($0) * 0.00001, 13.4) })
+        }
+        let accepted = try Vehicle.decide(.updateRouteSegment(encodedPath: path(PathLimit.maximumPoints), at: Fixtures.t(5)), state: registered)
+        #expect(accepted.count == 1)
+        do {
+            _ = try Vehicle.decide(.updateRouteSegment(encodedPath: path(PathLimit.maximumPoints + 1), at: Fixtures.t(5)), state: registered)
+            Issue.record("a segment past the limit was accepted")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("at most 10000 points (got 10001)"), "\(error.message)")
+        }
+    }
+
     @Test func trafficOutsideThePathOrOverlappingIsRejected() {
         let outside = [TrafficSpeedInterval(startIndex: 0, endIndex: 4, speed: .slow)]
         expectRejection(.invalidArgument) { try Vehicle.decide(.updateRouteSegment(encodedPath: Fixtures.eastPolyline, traffic: outside, at: Fixtures.t(5)), state: registered) }

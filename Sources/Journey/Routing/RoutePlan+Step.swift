@@ -97,12 +97,6 @@ extension RoutePlan.Step {
         guard instruction.count <= 1000 else { throw .invalidArgument("\(field).instructions may hold at most 1000 characters (got \(instruction.count))") }
         try start.validate(field: "\(field).startLocation")
         try end.validate(field: "\(field).endLocation")
-        let points: [LatLng]
-        do {
-            points = try Polyline.decode(encodedPolyline)
-        } catch {
-            throw .invalidArgument("\(field).polyline must be a valid encoded polyline (got \"\(encodedPolyline.prefix(32))\")")
-        }
-        guard points.count >= 2 else { throw .invalidArgument("\(field).polyline must have at least 2 points (got \(points.count))") }
+        _ = try PathLimit.decode(encodedPolyline, field: "\(field).polyline")
     }
 }

@@ -167,15 +167,7 @@ package struct RoutePlan: Codable, Hashable, Sendable {
             throw .invalidArgument("\(field) must hold one leg per destination (got \(legs.count) legs for \(destinations) destinations)")
         }
         for (i, leg) in legs.enumerated() {
-            let points: [LatLng]
-            do {
-                points = try Polyline.decode(leg.encodedPolyline)
-            } catch {
-                throw .invalidArgument("\(field)[\(i)].encodedPolyline must be a valid encoded polyline (got \"\(leg.encodedPolyline.prefix(32))\")")
-            }
-            guard points.count >= 2 else {
-                throw .invalidArgument("\(field)[\(i)].encodedPolyline must have at least 2 points (got \(points.count))")
-            }
+            let points = try PathLimit.decode(leg.encodedPolyline, field: "\(field)[\(i)].encodedPolyline")
             try leg.validate(field: "\(field)[\(i)]", pointCount: points.count)
         }
     }

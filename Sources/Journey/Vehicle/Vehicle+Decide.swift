@@ -247,16 +247,7 @@ extension Vehicle {
     }
 
     private static func decodePath(_ encoded: String, field: String) throws(JourneyError) -> [LatLng] {
-        let points: [LatLng]
-        do {
-            points = try Polyline.decode(encoded)
-        } catch {
-            throw .invalidArgument("\(field) must be a valid encoded polyline (got \"\(encoded.prefix(32))\")")
-        }
-        guard points.count >= 2 else {
-            throw .invalidArgument("\(field) must have at least 2 points (got \(points.count))")
-        }
-        return points
+        try PathLimit.decode(encoded, field: field)
     }
 
     private static func validateReorder(_ waypoints: [TripWaypoint], state: State) throws(JourneyError) {
