@@ -121,7 +121,7 @@ enum ServeCommand {
             // gRPC (maps.fleetengine.v1 Trip and Vehicle services) on its own port, after HTTP.
             var grpc: GRPCServer?
             if let port = grpcSettings.port {
-                let started = GRPCServer(configuration: .init(host: http.host, port: port), handler: FleetEngineGRPCHandler(api: api))
+                let started = GRPCServer(configuration: .init(host: http.host, port: port, idleTimeout: .seconds(grpcSettings.idleTimeoutSeconds)), handler: FleetEngineGRPCHandler(api: api))
                 do {
                     try started.start()
                 } catch {

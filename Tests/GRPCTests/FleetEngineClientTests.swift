@@ -1,5 +1,6 @@
 import API
 import Foundation
+import GRPC
 import Postgres
 import Testing
 import TestSupport
@@ -90,6 +91,24 @@ print("all steps passed")
             let metrics = try await server.request("GET", "/metrics")
             #expect(metrics.text.contains(#"waymark_http_requests_total{route="CreateTrip",method="GRPC",status="400"} 2"#), "\(metrics.text)")
             #expect(metrics.text.contains(#"waymark_http_requests_total{route="UpdateTrip",method="GRPC",status="404"} 1"#))
+        }
+    }
+
+    @Test func theTokenIsCheckedBeforeTheRequestMessageIsDecoded() async throws {
+        try await TestServer.with(environment: ["WAYMARK_GRPC_PORT": "0"]) { server in
+            let address = try #require(server.grpcAddress).split(separator: ":")
+            let client = try GRPCClient(host: String(address[0]), port: try #require(UInt16(address[1])))
+            defer { client.close() }
+            let garbage: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF]
+            let path = "/maps.fleetengine.v1.TripService/GetTrip"
+            let anonymous = await client.call(path, message: garbage)
+            #expect(anonymous.status.code == 16, "\(anonymous.status)")  // UNAUTHENTICATED, not INVALID_ARGUMENT
+            let forged = await client.call(path, message: garbage, metadata: [("authorization", "Bearer a.b.c")])
+            #expect(forged.status.code == 16, "\(forged.status)")
+            let now = Int64(Date().timeIntervalSince1970)
+            let token = Authenticator.mint(secret: Array(server.secret.utf8), role: .server, provider: "acme", issuedAt: now, ttl: 600)
+            let admitted = await client.call(path, message: garbage, metadata: [("authorization", "Bearer \(token)")])
+            #expect(admitted.status.code == 3, "\(admitted.status)")  // past the token, the message is judged
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 @testable import GRPC
+import Synchronization
 import Testing
 import TestSupport
 
@@ -23,6 +24,11 @@ import TestSupport
                 return .message([])
             case "/test.Echo/Metadata":
                 return .message(Array((request.metadata("authorization") ?? "").utf8))
+            case "/test.Echo/Count":
+                InFlight.shared.enter()
+                try? await Task.sleep(for: .milliseconds(500))
+                InFlight.shared.leave()
+                return .message([])
             default:
                 return .status(.unimplemented("no method \(request.path)"))
             }
@@ -113,6 +119,53 @@ print("all steps passed")
         await server.shutdown(grace: .seconds(2))
     }
 
+    @Test func oneConnectionCarriesAtMostAHundredCallsAtOnce() async throws {
+        let server = GRPCServer(configuration: .init(port: 0), handler: EchoHandler())
+        try server.start()
+        let python = try await FleetEngineClientTests.python()
+        // 150 calls at once on one channel (one connection): the client holds back what the
+        // server's SETTINGS_MAX_CONCURRENT_STREAMS does not admit, and every call still succeeds.
+        let script = """
+            import sys, grpc
+            ch = grpc.insecure_channel(sys.argv[1])
+            count = ch.unary_unary("/test.Echo/Count", request_serializer=lambda b: b, response_deserializer=lambda b: b)
+            futures = [count.future(b"", timeout=60) for _ in range(150)]
+            for f in futures:
+                assert f.result() == b""
+            print("all steps passed")
+            """
+        InFlight.shared.reset()
+        let outcome = try await WaymarkBinary.runTool(python, ["-c", script, "127.0.0.1:\(server.port)"])
+        await server.shutdown(grace: .seconds(2))
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(InFlight.shared.peak > 1, "the calls did not overlap: nothing was measured")
+        #expect(InFlight.shared.peak <= 100, "peak \(InFlight.shared.peak) calls in flight on one connection")
+    }
+
+    @Test func aConnectionWithNoCallOpenIsClosedAfterTheIdleTimeoutAndALongCallIsNot() async throws {
+        let server = GRPCServer(configuration: .init(port: 0, idleTimeout: .seconds(1)), handler: EchoHandler())
+        try server.start()
+        // A client that connects and never speaks: the server hangs up on it (read returns 0, not a timeout).
+        let silent = try LoopbackSocket.connect(port: server.port, readTimeoutSeconds: 30)
+        let started = ContinuousClock.now
+        let closed = try await Blocking.run { () -> Int in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(silent, &buffer, buffer.count)
+                if count <= 0 { return count }  // 0: closed by the server; -1: the 30 s read timeout
+            }
+        }
+        close(silent)
+        #expect(closed == 0, "the silent connection was not closed within 30 s")
+        #expect(ContinuousClock.now - started >= .milliseconds(900))
+        // A call that outlasts the idle timeout keeps its connection and completes.
+        let client = try GRPCClient(host: "127.0.0.1", port: server.port)
+        let slow = await client.call("/test.Echo/Sleep", message: [2])
+        #expect(slow.status.code == 0, "\(slow.status)")
+        client.close()
+        await server.shutdown(grace: .seconds(2))
+    }
+
     @Test func otherMethodsContentTypesAndMalformedFramesAreRefused() async throws {
         let server = GRPCServer(configuration: .init(port: 0), handler: EchoHandler())
         try server.start()
@@ -149,4 +202,15 @@ print("all steps passed")
         await server.shutdown(grace: .seconds(2))
         #expect(outcome.status == 0, "\(outcome.output)")
     }
+}
+
+/// The most `/test.Echo/Count` calls the server ran at once.
+final class InFlight: Sendable {
+    static let shared = InFlight()
+    private let state = Mutex<(now: Int, peak: Int)>((0, 0))
+
+    func enter() { state.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
+    func leave() { state.withLock { $0.now -= 1 } }
+    func reset() { state.withLock { $0 = (0, 0) } }
+    var peak: Int { state.withLock { $0.peak } }
 }

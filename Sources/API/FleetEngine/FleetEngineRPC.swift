@@ -65,6 +65,23 @@ extension WaymarkAPI {
         return try result.get()
     }
 
+    /// Checks the `authorization` metadata of an RPC before its message is decoded, so a caller
+    /// without a valid token gets no decoding work out of the server; a refusal is counted as
+    /// `call` counts it. `call` checks again (from the verified-token cache).
+    package func admit(_ rpc: FleetEngineRPC, authorization: String?) throws(APIError) {
+        do throws(APIError) {
+            let bearer = try Authenticator.bearerToken(authorization)
+            if ShareLinkToken.looksLikeLink(bearer) {
+                _ = try riders.reader(token: bearer)
+            } else {
+                _ = try authenticator.verify(token: bearer)
+            }
+        } catch {
+            metrics.observe(route: rpc.rawValue, method: "GRPC", status: error.code.httpStatus, seconds: 0)
+            throw error
+        }
+    }
+
     private func perform(_ rpc: FleetEngineRPC, request: JSONValue, authorization: String?, requestId: String) async throws(APIError) -> JSONValue {
         let bearer = try Authenticator.bearerToken(authorization)
         if ShareLinkToken.looksLikeLink(bearer) {

@@ -2,9 +2,9 @@ import API
 import JSON
 import Protobuf
 
-/// Serves `maps.fleetengine.v1.TripService` and `VehicleService` over gRPC: transcodes each
-/// request message from protobuf to proto3 JSON, calls `WaymarkAPI.call` (the same services and
-/// readers as REST), and transcodes the answer back.
+/// Serves `maps.fleetengine.v1.TripService` and `VehicleService` over gRPC: checks the token,
+/// transcodes each request message from protobuf to proto3 JSON, calls `WaymarkAPI.call` (the
+/// same services and readers as REST), and transcodes the answer back.
 ///
 /// Errors carry the API's gRPC code and message; INTERNAL ones hide the details behind a request
 /// id (logged by the API), as REST does.
@@ -21,6 +21,11 @@ package struct FleetEngineGRPCHandler: GRPCHandler {
             return .status(.unimplemented("unknown method \(request.path) (this server offers maps.fleetengine.v1.TripService and VehicleService)"))
         }
         let requestId = "grpc-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        do throws(APIError) {
+            try api.admit(rpc, authorization: request.metadata("authorization"))
+        } catch {
+            return .status(GRPCStatus(code: error.code.grpcCode, message: error.message))
+        }
         let message: JSONValue
         do {
             message = try FleetEngineSchema.schema.decode(request.message[...], as: rpc.requestMessage)

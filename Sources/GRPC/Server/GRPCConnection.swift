@@ -33,6 +33,12 @@ final class GRPCConnection: @unchecked Sendable {
     let fd: Int32
     let handler: any GRPCHandler
     let maxMessageBytes: Int
+    let maxConcurrentStreams: Int
+    let idleTimeout: Duration
+    /// Since when the connection has had no stream open (nil while one is): past `idleTimeout` it
+    /// gets GOAWAY and is closed, as gRPC's MAX_CONNECTION_IDLE does; a client that connects and
+    /// never calls holds a thread only that long.
+    private var idleSince: ContinuousClock.Instant? = .now
     private var session: OpaquePointer?
     private var streams: [Int32: Stream] = [:]
     private var pump: HTTP2Pump
@@ -46,10 +52,13 @@ final class GRPCConnection: @unchecked Sendable {
     private var goawaySent = false
     private let onClose: @Sendable (GRPCConnection) -> Void
 
-    init(fd: Int32, handler: any GRPCHandler, maxMessageBytes: Int, onClose: @escaping @Sendable (GRPCConnection) -> Void) throws {
+    init(fd: Int32, handler: any GRPCHandler, maxMessageBytes: Int, maxConcurrentStreams: Int = 100, idleTimeout: Duration = .seconds(120),
+         onClose: @escaping @Sendable (GRPCConnection) -> Void) throws {
         self.fd = fd
         self.handler = handler
         self.maxMessageBytes = maxMessageBytes
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.idleTimeout = idleTimeout
         self.onClose = onClose
         var pipeFds: [Int32] = [0, 0]
         guard pipe(&pipeFds) == 0 else { throw GRPCError("pipe failed: errno \(errno)") }
@@ -121,6 +130,10 @@ final class GRPCConnection: @unchecked Sendable {
             }
             drainOutbox()
             expireDeadlines()
+            if !goawaySent, let idleSince, ContinuousClock.now - idleSince >= idleTimeout {
+                goawaySent = true
+                _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), UInt32(NGHTTP2_NO_ERROR.rawValue), nil, 0)
+            }
             guard pump.flush(session) else { return }
             let wantsRead = nghttp2_session_want_read(session) != 0
             let wantsWrite = nghttp2_session_want_write(session) != 0 || pump.hasOutput
@@ -139,6 +152,7 @@ final class GRPCConnection: @unchecked Sendable {
             let connection = Unmanaged<GRPCConnection>.fromOpaque(user).takeUnretainedValue()
             if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
                 connection.streams[frame.pointee.hd.stream_id] = Stream()
+                connection.idleSince = nil
             }
             return 0
         }
@@ -178,12 +192,14 @@ final class GRPCConnection: @unchecked Sendable {
             guard let user else { return 0 }
             let connection = Unmanaged<GRPCConnection>.fromOpaque(user).takeUnretainedValue()
             if let stream = connection.streams.removeValue(forKey: streamId) { stream.task?.cancel() }
+            if connection.streams.isEmpty { connection.idleSince = .now }
             return 0
         }
         let user = Unmanaged.passUnretained(self).toOpaque()
         guard nghttp2_session_server_new(&session, callbacks, user) == 0 else { return false }
         var settings = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1000),
+            // nghttp2 refuses (RST_STREAM REFUSED_STREAM) streams past this once the peer acknowledged it.
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(maxConcurrentStreams)),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: 1 << 20),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else { return false }
@@ -257,7 +273,8 @@ final class GRPCConnection: @unchecked Sendable {
     }
 
     private func pollTimeout() -> Int32 {
-        let pending = streams.values.filter { !$0.answered }.compactMap(\.deadline)
+        var pending = streams.values.filter { !$0.answered }.compactMap(\.deadline)
+        if !goawaySent, let idleSince { pending.append(idleSince + idleTimeout) }
         guard let next = pending.min() else { return goawaySent ? 100 : -1 }
         let left = next - ContinuousClock.now
         let millis = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1

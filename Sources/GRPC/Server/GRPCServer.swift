@@ -19,12 +19,19 @@ package final class GRPCServer: Sendable {
         package var maxMessageBytes: Int
         /// Open connections at most (each has a thread); more are closed right after accept.
         package var maxConnections: Int
+        /// Calls in flight on one connection at most (SETTINGS_MAX_CONCURRENT_STREAMS); more are refused.
+        package var maxConcurrentStreams: Int
+        /// A connection with no call open this long gets GOAWAY and is closed.
+        package var idleTimeout: Duration
 
-        package init(host: String = "127.0.0.1", port: UInt16, maxMessageBytes: Int = 4 << 20, maxConnections: Int = 512) {
+        package init(host: String = "127.0.0.1", port: UInt16, maxMessageBytes: Int = 4 << 20, maxConnections: Int = 512,
+                     maxConcurrentStreams: Int = 100, idleTimeout: Duration = .seconds(120)) {
             self.host = host
             self.port = port
             self.maxMessageBytes = maxMessageBytes
             self.maxConnections = maxConnections
+            self.maxConcurrentStreams = maxConcurrentStreams
+            self.idleTimeout = idleTimeout
         }
     }
 
@@ -101,7 +108,8 @@ package final class GRPCServer: Sendable {
             if client < 0 { continue }
             let connection: GRPCConnection
             do {
-                connection = try GRPCConnection(fd: client, handler: handler, maxMessageBytes: configuration.maxMessageBytes) { [weak self] closed in
+                connection = try GRPCConnection(fd: client, handler: handler, maxMessageBytes: configuration.maxMessageBytes,
+                                                maxConcurrentStreams: configuration.maxConcurrentStreams, idleTimeout: configuration.idleTimeout) { [weak self] closed in
                     _ = self?.state.withLock { $0.connections.removeValue(forKey: ObjectIdentifier(closed)) }
                 }
             } catch {
