@@ -6,6 +6,10 @@ import Foundation
 /// Made with the machine's `initdb` and run with its `pg_ctl`; it listens on a Unix socket in that
 /// directory only (no TCP port). PostgreSQL refuses to run as root, so when we are root the cluster
 /// belongs to, and runs as, the unprivileged `postgres` user that Debian's package creates.
+///
+/// The cluster trusts whoever reaches its socket, so nobody else may: the directory is mode 0700
+/// (checked at every start) and the socket itself 0700. Its programs run with a clean environment,
+/// so nothing of the server's (its signing secret) is visible in the postmaster's environment.
 package struct EmbeddedPostgres: Sendable {
     /// A cluster operation failed; the message says what to do.
     package struct Failure: Error, CustomStringConvertible {
@@ -53,6 +57,10 @@ package struct EmbeddedPostgres: Sendable {
     package func start(binDirectory: String, log: (String) -> Void = { _ in }) throws -> Bool {
         if try isRunning(binDirectory: binDirectory) { return false }
         if !isInitialized { try initialize(binDirectory: binDirectory, log: log) }
+        // Also for a cluster made by an older version, which left the directory as the umask made it.
+        guard chmod(directory.path, 0o700) == 0 else {
+            throw Failure(message: "cannot make \(directory.path) private (chmod 0700: \(String(cString: strerror(errno))))")
+        }
         // A stale pid file from a killed cluster is handled by pg_ctl itself.
         let result = try runAsOwner(binDirectory + "/pg_ctl", ["-D", dataDirectory, "-l", logFile, "-w", "-t", "60", "-s", "start"])
         if result.status != 0 {
@@ -83,7 +91,6 @@ package struct EmbeddedPostgres: Sendable {
                 throw Failure(message: "running as root, but there is no `postgres` user to own the cluster; run `make deps` or run waymark as another user")
             }
             _ = try Subprocess.run("/bin/chown", ["-R", "postgres:postgres", directory.path])
-            _ = try Subprocess.run("/bin/chmod", ["0700", directory.path])
             let reach = try Subprocess.run("/usr/sbin/runuser", ["-u", "postgres", "--", "test", "-w", directory.path])
             guard reach.status == 0 else {
                 throw Failure(message: "the postgres user cannot reach \(directory.path) (a parent directory is closed to it); set WAYMARK_DATA_DIR to a directory it can reach, e.g. /var/tmp/waymark")
@@ -98,6 +105,7 @@ package struct EmbeddedPostgres: Sendable {
             # Added by waymark: a private cluster reachable only through its Unix socket.
             listen_addresses = ''
             unix_socket_directories = '\(directory.path)'
+            unix_socket_permissions = 0700
             port = \(port)
             max_connections = 300
             shared_buffers = 256MB
@@ -114,7 +122,9 @@ package struct EmbeddedPostgres: Sendable {
     }
 
     private func runAsOwner(_ executable: String, _ arguments: [String]) throws -> Subprocess.Outcome {
-        if Self.isRoot { return try Subprocess.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments) }
-        return try Subprocess.run(executable, arguments)
+        if Self.isRoot {
+            return try Subprocess.run("/usr/sbin/runuser", ["-u", "postgres", "--", executable] + arguments, inheritEnvironment: false)
+        }
+        return try Subprocess.run(executable, arguments, inheritEnvironment: false)
     }
 }

@@ -16,9 +16,11 @@ package enum Subprocess {
         package var output: String { (stdout + stderr).trimmingCharacters(in: .whitespacesAndNewlines) }
     }
 
-    /// Runs `executable` from `/` (a directory every user may enter) with `environment` added to ours.
-    package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
-        let running = try spawn(executable, arguments, environment: environment)
+    /// Runs `executable` from `/` (a directory every user may enter) with `environment` added to
+    /// ours, or with `environment` and a standard PATH alone when `inheritEnvironment` is false.
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                            inheritEnvironment: Bool = true) throws -> Outcome {
+        let running = try spawn(executable, arguments, environment: environment, inheritEnvironment: inheritEnvironment)
         defer { running.cleanUp() }
         let status = running.wait()
         return Outcome(status: status, stdout: running.stdout, stderr: running.stderr)
@@ -69,7 +71,8 @@ extension Subprocess {
     ///
     /// posix_spawn + waitpid, not Foundation's Process: its `waitUntilExit` hung after `pg_ctl
     /// start`, whose postmaster inherits the pipes.
-    package static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+    package static func spawn(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                              inheritEnvironment: Bool = true) throws -> Running {
         let base = NSTemporaryDirectory() + "waymark-spawn-\(UUID().uuidString)"
         let outPath = base + ".out", errPath = base + ".err"
         var actions = posix_spawn_file_actions_t()
@@ -82,7 +85,8 @@ extension Subprocess {
         // connection, a listener) would keep it open after we close it.
         posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         // `env -C /` starts the program in `/`; the other variables are passed as KEY=VALUE words.
-        var words = ["/usr/bin/env", "-C", "/"]
+        // Without inheritance (`env -i`), nothing of ours (a secret in WAYMARK_JWT_SECRET) reaches the program.
+        var words = inheritEnvironment ? ["/usr/bin/env", "-C", "/"] : ["/usr/bin/env", "-i", "-C", "/", "PATH=" + Self.standardPath]
         for (key, value) in environment.sorted(by: { $0.key < $1.key }) { words.append("\(key)=\(value)") }
         words.append(executable)
         words.append(contentsOf: arguments)
@@ -95,4 +99,7 @@ extension Subprocess {
         }
         return Running(pid: pid, stdoutPath: outPath, stderrPath: errPath)
     }
+
+    /// The PATH a program started without our environment gets.
+    static let standardPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 }

@@ -182,6 +182,33 @@ import TestSupport
             let final = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             #expect(final.contains("shutting down"))
             #expect(final.contains("listening for gRPC on 127.0.0.1:"))
+            #expect(!final.contains(secret), "the secret never reaches the log")
         }
+    }
+
+    @Test func theEmbeddedClusterIsPrivateAndItsPostmasterHasNoneOfOurEnvironment() async throws {
+        try await TestLoad.withSlot { try await Self.privateCluster() }
+    }
+
+    private static func privateCluster() async throws {
+        let directory = "/tmp/wm-private-env-\(UUID().uuidString.prefix(8).lowercased())"
+        let marker = "marker-secret-\(UUID().uuidString)"
+        defer {
+            _ = try? Subprocess.run(WaymarkBinary.path, ["db", "stop", "--data-dir", directory])
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let started = try await WaymarkBinary.run(["db", "start", "--data-dir", directory], environment: ["WAYMARK_JWT_SECRET": marker])
+        try #require(started.status == 0, "\(started.output)")
+        let pidLine = try String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8).split(separator: "\n").first ?? ""
+        let postmaster = try #require(Int32(pidLine), "no pid in postmaster.pid")
+        let environ = try #require(FileManager.default.contents(atPath: "/proc/\(postmaster)/environ"))
+        #expect(!environ.isEmpty)
+        #expect(!String(decoding: environ, as: UTF8.self).contains(marker), "the postmaster carries the server's secret")
+        #expect(!String(decoding: environ, as: UTF8.self).contains("WAYMARK_"), "the postmaster carries waymark's settings")
+        // Only the cluster's owner reaches the socket: the directory and the socket are 0700.
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700, "directory mode \(String(describing: attributes[.posixPermissions]))")
+        let socket = try FileManager.default.attributesOfItem(atPath: directory + "/.s.PGSQL.5432")
+        #expect(((socket[.posixPermissions] as? Int) ?? 0) & 0o077 == 0, "socket mode \(String(describing: socket[.posixPermissions]))")
     }
 }
