@@ -37,6 +37,7 @@ package final class WaymarkAPI: Sendable {
     let log: (@Sendable (String) -> Void)?
     private let serverGauges = Mutex<(@Sendable () -> (inFlight: Int, openStreams: Int))?>(nil)
     private let droppedStreams = Mutex<(@Sendable () -> Int)?>(nil)
+    private let metricsElsewhere = Atomic<Bool>(false)
 
     /// - Parameters:
     ///   - runners: this node's projection runners (read-your-writes asks the fleet runner when it owns the projection).
@@ -130,6 +131,17 @@ package final class WaymarkAPI: Sendable {
 
     /// The REST handler to serve.
     package var handler: RESTHandler { RESTHandler(api: self) }
+
+    /// Moves `/metrics` off the public listener: from now on only `MetricsHandler` serves it.
+    package func serveMetricsElsewhere() { metricsElsewhere.store(true, ordering: .relaxed) }
+
+    var metricsServedElsewhere: Bool { metricsElsewhere.load(ordering: .relaxed) }
+
+    /// The Prometheus text of this node's metrics.
+    func metricsResponse() async -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+                     body: .bytes(Array(renderMetrics(horizon: try? await readiness.horizon()).utf8)))
+    }
 
     /// The OpenAPI document served at `/openapi.json` (the file checked in under `api/`).
     package var openAPIDocument: [UInt8] { PackageResources.openapi_json }

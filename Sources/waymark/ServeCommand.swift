@@ -117,6 +117,25 @@ enum ServeCommand {
                 throw error
             }
             logger.info("memory allocator: \(ProcessAllocator.description)")
+            // /metrics on its own listener, before the public one is announced, so nobody scrapes the wrong port.
+            var metricsServer: HTTPServer?
+            if let address = http.metricsAddress {
+                let started = HTTPServer(configuration: .init(host: address.host, port: address.port, threads: 1, maxBodyBytes: 1024,
+                                                              errorBody: RESTHandler.serverErrorBody), handler: MetricsHandler(api: api))
+                do {
+                    try started.start()
+                } catch {
+                    await api.shutdown()
+                    await server.shutdown(grace: .seconds(1))
+                    await rootWriter?.stop()
+                    for runner in runners { await runner.stop() }
+                    await store.shutdown()
+                    throw error
+                }
+                api.serveMetricsElsewhere()
+                metricsServer = started
+                logger.info("metrics on http://\(address.host):\(started.port)/metrics (not on the public listener)")
+            }
             logger.info("listening on http://\(http.host):\(server.port)")
             // gRPC (maps.fleetengine.v1 Trip and Vehicle services) on its own port, after HTTP.
             var grpc: GRPCServer?
@@ -178,6 +197,7 @@ enum ServeCommand {
             await api.shutdown()  // long polls answer 304 now; streams get their shutdown event from the server
             await grpc?.shutdown(grace: .seconds(10))
             await server.shutdown(grace: .seconds(10))
+            await metricsServer?.shutdown(grace: .seconds(1))
             reporter.cancel()
             await rootWriter?.stop()
             for runner in runners { await runner.stop() }

@@ -91,6 +91,8 @@ struct HTTPSettings {
     var horizonWarningSeconds: Int
     /// Events the journey and fleet projections may be behind this node's batch ingest (0: unbounded).
     var ingestBacklog: Int
+    /// `WAYMARK_METRICS_ADDRESS` (`host:port`, IPv4): `/metrics` on a listener of its own instead of the public one.
+    var metricsAddress: (host: String, port: UInt16)?
 
     static func load(_ environment: [String: String], flags: Flags) throws -> HTTPSettings {
         let host = flags.value("host") ?? environment["WAYMARK_HTTP_HOST"] ?? "127.0.0.1"
@@ -124,7 +126,16 @@ struct HTTPSettings {
             }
             while publicURL?.hasSuffix("/") == true { publicURL?.removeLast() }
         }
+        var metricsAddress: (host: String, port: UInt16)?
+        if let text = environment["WAYMARK_METRICS_ADDRESS"], !text.isEmpty {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            var metricsHost = in_addr()
+            guard parts.count == 2, inet_pton(AF_INET, String(parts[0]), &metricsHost) == 1, let metricsPort = UInt16(parts[1]) else {
+                throw UsageError("WAYMARK_METRICS_ADDRESS must be an IPv4 address and port such as 127.0.0.1:9090, got \(text.debugDescription)")
+            }
+            metricsAddress = (String(parts[0]), metricsPort)
+        }
         return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys, consistencyTimeoutSeconds: consistency,
-                            publicURL: publicURL, horizonWarningSeconds: horizonWarning, ingestBacklog: ingestBacklog)
+                            publicURL: publicURL, horizonWarningSeconds: horizonWarning, ingestBacklog: ingestBacklog, metricsAddress: metricsAddress)
     }
 }

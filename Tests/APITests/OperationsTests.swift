@@ -1,5 +1,8 @@
 import API
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import JSON
 import Postgres
 import Synchronization
@@ -96,6 +99,23 @@ import TestSupport
             let checkedIn = try [UInt8](Data(contentsOf: URL(fileURLWithPath: WaymarkBinary.packageRoot + "/api/openapi.json")))
             #expect(openAPI.status == 200 && openAPI.body == checkedIn)
         }
+    }
+
+    @Test func withAMetricsAddressMetricsLeaveThePublicListenerForTheirOwn() async throws {
+        try await TestServer.with(environment: ["WAYMARK_METRICS_ADDRESS": "127.0.0.1:0"]) { server in
+            let log = server.process.stderr
+            let announced = try #require(log.range(of: "metrics on http://127.0.0.1:"), "\(log)")
+            let port = String(log[announced.upperBound...].prefix { $0.isNumber })
+            try await server.createVehicle("v-1")
+            expectError(try await server.json("GET", "/metrics"), 404, "NOT_FOUND", containing: "WAYMARK_METRICS_ADDRESS")
+            let (data, response) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/metrics")))
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: data, as: UTF8.self).contains(#"waymark_http_requests_total{route="CreateVehicle",method="POST",status="200"} 1"#))
+            let (_, other) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/v1/providers/acme/vehicles/v-1")))
+            #expect((other as? HTTPURLResponse)?.statusCode == 404, "the metrics listener serves nothing else")
+        }
+        let bad = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_METRICS_ADDRESS": "localhost", "WAYMARK_JWT_SECRET": String(repeating: "k", count: 32)])
+        #expect(bad.status == 2 && bad.stderr.contains("WAYMARK_METRICS_ADDRESS must be an IPv4 address and port"), "\(bad.output)")
     }
 
     /// One transaction left open holds every projection back (the feed is read below it); the

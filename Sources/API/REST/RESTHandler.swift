@@ -67,8 +67,10 @@ package final class RESTHandler: HTTPHandler {
             return Self.json(.object(JSONObject(members)), status: report.ready ? 200 : 503)
         case .metrics:
             try query.finish()
-            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-                                body: .bytes(Array(api.renderMetrics(horizon: try? await api.readiness.horizon()).utf8)))
+            guard !api.metricsServedElsewhere else {
+                throw .notFound("/metrics is served on this server's metrics listener (WAYMARK_METRICS_ADDRESS), not here")
+            }
+            return await api.metricsResponse()
         case .openAPI:
             try query.finish()
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(api.openAPIDocument))
