@@ -168,7 +168,8 @@ package final class DriverService: Sendable {
     }
 
     /// The feed as Server-Sent Events: the feed now, then each change (`id` = version, `event: feed`).
-    package func stream(provider: String, vehicleId: String, caller: Principal, lastEventId: Int64?) async throws(APIError) -> HTTPStream {
+    /// It ends with `event: end` (`TOKEN_EXPIRED`) when the caller's token expires at `expires` (unix seconds).
+    package func stream(provider: String, vehicleId: String, caller: Principal, expires: Int64?, lastEventId: Int64?) async throws(APIError) -> HTTPStream {
         let first = try await feed(provider: provider, vehicleId: vehicleId, caller: caller)
         let key = FleetResourceProjection.vehicleKey(provider: provider, vehicleId: vehicleId)
         let stream = HTTPStream(finalBytesOnShutdown: Array("event: shutdown\ndata: {}\n\n".utf8))
@@ -179,6 +180,10 @@ package final class DriverService: Sendable {
             var current: JSONValue? = first
             var idle = ContinuousClock.now
             while !stream.isClosed {
+                if let expires, clock().microsecondsSinceEpoch / 1_000_000 >= expires {
+                    stream.finish(JourneySnapshot.endFrame("TOKEN_EXPIRED"))
+                    return
+                }
                 if let document = current, document != last {
                     let version = document["version"]?.int64Value ?? 0
                     guard stream.write(Array("id: \(version)\nevent: feed\ndata: ".utf8) + document.compactBytes() + Array("\n\n".utf8)) else { return }

@@ -12,7 +12,7 @@ extension RESTHandler {
             _ = try api.riders.reader(token: bearer)  // a forged or expired link is 401, a genuine one 403
             throw .permissionDenied("a share-link token may only read its trip's journey")
         }
-        let caller = try api.authenticator.verify(token: bearer)
+        let (caller, expires) = try api.authenticator.verifyWithExpiry(token: bearer)
         let context = CommandContext(caller: caller, requestId: request.requestId)
         let drivers = api.drivers
         try query.finish()
@@ -38,7 +38,8 @@ extension RESTHandler {
         case .driverFeed(let provider, let vehicleId):
             result = try await drivers.feed(provider: provider, vehicleId: vehicleId, caller: caller)
         case .driverFeedStream(let provider, let vehicleId):
-            let stream = try await drivers.stream(provider: provider, vehicleId: vehicleId, caller: caller, lastEventId: Self.lastEventId(request))
+            let stream = try await drivers.stream(provider: provider, vehicleId: vehicleId, caller: caller, expires: expires,
+                                                  lastEventId: Self.lastEventId(request))
             return Self.streamResponse(stream)
         }
         return Self.json(result)

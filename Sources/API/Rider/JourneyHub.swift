@@ -46,6 +46,10 @@ final class JourneyHub: Sendable {
         var expires: Int64?
         /// The share link the stream reads through, checked at every change of the trip's links.
         var shareLinkId: String?
+        /// Whether the reader may still read the trip, for access that follows the trip's state (a
+        /// driver's vehicle being assigned, a rider's consumerId): asked every `recheckInterval`,
+        /// and the stream ends with `ACCESS_WITHDRAWN` once it says no. nil: nothing to re-check.
+        var stillAllowed: (@Sendable () async -> Bool)?
     }
 
     private struct Subscription {
@@ -90,6 +94,9 @@ final class JourneyHub: Sendable {
 
     static let cacheCapacity = 100_000
     static let heartbeatInterval: Duration = .seconds(15)
+    /// How often streams whose access follows the trip's state are re-checked (every node checks its own).
+    static let recheckInterval: Duration = .seconds(2)
+    private let rechecking = Atomic<Bool>(false)
     static let viewsCollection = JourneyViewProjection.viewsCollection
 
     /// - Parameters:
@@ -117,6 +124,7 @@ final class JourneyHub: Sendable {
                 self.expireWaiters(now: .now)
                 tick += 1
                 if tick % 4 == 0 { self.sweep(now: .now) }
+                if tick % max(1, Int(Self.recheckInterval / .milliseconds(250))) == 0 { self.recheckAccess() }
                 if tick % pollTicks == 0, !(self.readModel.mirror?.isValid ?? false) { self.requestRefresh(nil) }
             }
         }
@@ -332,6 +340,31 @@ final class JourneyHub: Sendable {
         for (id, subscription) in streams.sorted(by: { $0.key < $1.key }) {
             guard let linkId = subscription.access.shareLinkId, let reason = links.refusal(of: linkId, at: time) else { continue }
             end(id, key: key, reason: reason, in: &state)
+        }
+    }
+
+    /// Asks every stream whose access follows the trip's state whether it may still read, one at a
+    /// time on a task of its own (a round still running is not overlapped), and ends those refused.
+    private func recheckAccess() {
+        guard !rechecking.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let checks = subscribers.withLock { state -> [(key: String, id: UInt64, allowed: @Sendable () async -> Bool)] in
+            state.streams.flatMap { key, streams in
+                streams.compactMap { id, subscription in subscription.access.stillAllowed.map { (key, id, $0) } }
+            }
+        }
+        guard !checks.isEmpty else {
+            rechecking.store(false, ordering: .releasing)
+            return
+        }
+        Task { [weak self] in
+            var refused: [(String, UInt64)] = []
+            for check in checks where !(await check.allowed()) { refused.append((check.key, check.id)) }
+            if let self {
+                self.subscribers.withLock { state in
+                    for (key, id) in refused where state.streams[key]?[id] != nil { self.end(id, key: key, reason: "ACCESS_WITHDRAWN", in: &state) }
+                }
+                self.rechecking.store(false, ordering: .releasing)
+            }
         }
     }
 

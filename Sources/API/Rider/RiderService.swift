@@ -193,21 +193,36 @@ package final class RiderService: Sendable {
         try await authorizeJourney(reader, provider: provider, tripId: tripId)
         let key = Self.tripKey(provider, tripId)
         guard let current = try await hub.snapshot(key) else { throw Self.journeyNotFound(provider, tripId) }
-        return subscribe(key, reader: reader, lastEventId: lastEventId, initial: current)
+        return subscribe(key, provider: provider, tripId: tripId, reader: reader, lastEventId: lastEventId, initial: current)
     }
 
     /// The fast path's stream: opened from memory when possible, else nil.
     func streamFromMemory(provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?) -> HTTPStream? {
         let key = Self.tripKey(provider, tripId)
         guard isAuthorizedFromMemory(reader, provider: provider, tripId: tripId, key: key), case .found(let current) = hub.memorySnapshot(key) else { return nil }
-        return subscribe(key, reader: reader, lastEventId: lastEventId, initial: current)
+        return subscribe(key, provider: provider, tripId: tripId, reader: reader, lastEventId: lastEventId, initial: current)
     }
 
-    private func subscribe(_ key: String, reader: JourneyReader, lastEventId: Int64?, initial: JourneySnapshot) -> HTTPStream {
+    private func subscribe(_ key: String, provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?, initial: JourneySnapshot) -> HTTPStream {
         let stream = HTTPStream(finalBytesOnShutdown: JourneySnapshot.shutdownFrame)
-        let access: JourneyHub.Access = switch reader {
+        var access: JourneyHub.Access = switch reader {
         case .principal(_, let expires): JourneyHub.Access(expires: expires, shareLinkId: nil)
         case .shareLink(let claims): JourneyHub.Access(expires: claims.expires, shareLinkId: claims.linkId)
+        }
+        if case .principal(let principal, _) = reader, principal.role == .driver || (principal.role == .consumer && principal.tripId != tripId) {
+            // A driver reads while its vehicle serves the trip, a rider while the trip names them:
+            // memory answers on the owner node, the tables elsewhere. Only a refusal ends the stream
+            // (a database that cannot answer now does not).
+            access.stillAllowed = { [weak self] in
+                guard let self else { return false }
+                if self.isAuthorizedFromMemory(reader, provider: provider, tripId: tripId, key: key) { return true }
+                do throws(APIError) {
+                    try await self.authorizeJourney(reader, provider: provider, tripId: tripId)
+                    return true
+                } catch {
+                    return !(error.code == .permissionDenied || error.code == .notFound)
+                }
+            }
         }
         hub.subscribe(key, stream: stream, lastEventId: lastEventId, access: access, initial: initial)
         return stream
