@@ -28,6 +28,8 @@ package final class WaymarkAPI: Sendable {
     /// The sweep that deletes trips and vehicles quiet for their retention period (`waymark serve` starts it).
     package let retention: RetentionSweep
     package let metrics = Metrics()
+    /// Open streams per token and per client address (`StreamQuota`).
+    package let streamQuota: StreamQuota
     package let authenticator: Authenticator
     let readiness: Readiness
     let runners: [ProjectionRunner]
@@ -54,6 +56,7 @@ package final class WaymarkAPI: Sendable {
     ///   - retention: how long trips and vehicles stay after their last event, and how often that is swept (`RetentionSweep`).
     ///   - ingestBacklog: how many events of this node's batch ingest the journey and fleet projections may be behind
     ///     before `reportLocations` waits for them (`IngestPacer`; 0: never).
+    ///   - streamLimits: how many streams one token and one client address may hold open.
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
@@ -61,7 +64,8 @@ package final class WaymarkAPI: Sendable {
                  webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
                  replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1),
                  aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: RetentionSweep.Settings = .init(),
-                 ingestBacklog: Int = IngestPacer.defaultMaximumBacklog) {
+                 ingestBacklog: Int = IngestPacer.defaultMaximumBacklog, streamLimits: StreamQuota.Limits = .init()) {
+        streamQuota = StreamQuota(streamLimits)
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
         self.runners = runners

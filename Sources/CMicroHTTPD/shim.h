@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
 #include <microhttpd.h>
 /* Glibc's Swift module does not cover epoll/eventfd; the HTTP module uses them to notice clients
    that hang up while their stream connection is suspended (MHD does not poll those). */
@@ -46,8 +47,9 @@ waymark_mhd_start(unsigned int flags, uint16_t port, const struct sockaddr *addr
                   MHD_RequestCompletedCallback completed, void *completed_cls,
                   unsigned int thread_pool_size, unsigned int connection_limit,
                   unsigned int connection_timeout_seconds, size_t connection_memory_limit,
+                  unsigned int per_ip_connection_limit,
                   MHD_LogCallback logger, void *logger_cls) {
-  struct MHD_OptionItem options[10];
+  struct MHD_OptionItem options[11];
   int count = 0;
   options[count++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *) address };
   options[count++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) completed, completed_cls };
@@ -57,6 +59,8 @@ waymark_mhd_start(unsigned int flags, uint16_t port, const struct sockaddr *addr
     options[count++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, thread_pool_size, NULL };
   if (connection_memory_limit > 0)
     options[count++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t) connection_memory_limit, NULL };
+  if (per_ip_connection_limit > 0)
+    options[count++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit, NULL };
   if (logger != NULL)
     options[count++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t) logger, logger_cls };
   options[count++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
@@ -69,6 +73,19 @@ static inline uint16_t
 waymark_mhd_bound_port(struct MHD_Daemon *daemon) {
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
   return info == NULL ? 0 : info->port;
+}
+
+/* The client's address as text (IPv4 dotted or IPv6) into `buffer`; 1 on success, 0 if unknown. */
+static inline int
+waymark_mhd_client_address(struct MHD_Connection *connection, char *buffer, socklen_t size) {
+  const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  if (info == NULL || info->client_addr == NULL) return 0;
+  const struct sockaddr *address = info->client_addr;
+  if (address->sa_family == AF_INET)
+    return inet_ntop(AF_INET, &((const struct sockaddr_in *) address)->sin_addr, buffer, size) != NULL;
+  if (address->sa_family == AF_INET6)
+    return inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) address)->sin6_addr, buffer, size) != NULL;
+  return 0;
 }
 
 /* The socket of a connection, or -1. */

@@ -18,6 +18,8 @@ package struct HTTPRequest: Sendable {
     /// The request id echoed in the response's `x-request-id`: the client's own when acceptable,
     /// else one the server generated.
     package var requestId: String
+    /// The peer's IP address as text (the proxy's, behind one); "" when unknown.
+    package var clientAddress: String
 
     /// Makes a request (the server does; handler tests may too).
     package init(
@@ -26,7 +28,8 @@ package struct HTTPRequest: Sendable {
         query: [(name: String, value: String)] = [],
         headers: HTTPHeaders = HTTPHeaders(),
         body: [UInt8] = [],
-        requestId: String
+        requestId: String,
+        clientAddress: String = ""
     ) {
         self.method = method
         self.path = path
@@ -34,6 +37,7 @@ package struct HTTPRequest: Sendable {
         self.headers = headers
         self.body = body
         self.requestId = requestId
+        self.clientAddress = clientAddress
     }
 
     /// Every value of the query argument `name` (exact, case-sensitive match), in order.

@@ -19,6 +19,9 @@ extension HTTPServer {
         package var connectionTimeoutSeconds: Int = 60
         /// The most connections served at once; further connections are refused by libmicrohttpd.
         package var connectionLimit: Int = 4096
+        /// The most connections one client address may hold at once (libmicrohttpd closes more as
+        /// they arrive, before any request is read); 0: no limit.
+        package var connectionsPerAddress: Int = 0
         /// The most unsent bytes a stream may hold for a client that does not read (beyond what the
         /// kernel's socket buffers take); a write past it drops the stream and closes its
         /// connection. Streams made with their own `maxBufferedBytes` keep theirs.
@@ -49,6 +52,7 @@ extension HTTPServer {
             maxBodyBytes: Int = 1 << 20,
             connectionTimeoutSeconds: Int = 60,
             connectionLimit: Int = 4096,
+            connectionsPerAddress: Int = 0,
             streamBufferBytes: Int = 1 << 20,
             connectionMemoryBytes: Int = Configuration.defaultConnectionMemoryBytes,
             errorBody: @escaping @Sendable (_ status: Int, _ message: String) -> (contentType: String, body: [UInt8])
@@ -61,6 +65,7 @@ extension HTTPServer {
             self.maxBodyBytes = maxBodyBytes
             self.connectionTimeoutSeconds = connectionTimeoutSeconds
             self.connectionLimit = connectionLimit
+            self.connectionsPerAddress = connectionsPerAddress
             self.streamBufferBytes = streamBufferBytes
             self.connectionMemoryBytes = connectionMemoryBytes
             self.errorBody = errorBody

@@ -131,7 +131,7 @@ package final class HTTPServer: Sendable {
                 accessHandler, coreReference,
                 requestCompleted, coreReference,
                 UInt32(threads), UInt32(configuration.connectionLimit), UInt32(configuration.connectionTimeoutSeconds),
-                configuration.connectionMemoryBytes,
+                configuration.connectionMemoryBytes, UInt32(configuration.connectionsPerAddress),
                 configuration.diagnostics == nil ? nil : logDiagnostic, coreReference
             )
             startErrno = errno

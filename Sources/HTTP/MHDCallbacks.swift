@@ -39,6 +39,7 @@ func accessHandler(
             path: path ?? url.map { String(cString: $0) } ?? "",
             query: query ?? [],
             headers: headers,
+            clientAddress: clientAddress(connection),
             started: .now
         )
         requestContext.pointee = Unmanaged.passRetained(context).toOpaque()
@@ -215,4 +216,12 @@ func logDiagnostic(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CCha
     var message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     while message.last?.isNewline == true { message.removeLast() }
     diagnostics(message)
+}
+
+/// The connection's peer address as text, "" when libmicrohttpd does not know it.
+private func clientAddress(_ connection: OpaquePointer) -> String {
+    var buffer = [CChar](repeating: 0, count: 64)
+    guard waymark_mhd_client_address(connection, &buffer, socklen_t(buffer.count)) == 1 else { return "" }
+    let text = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+    return String(decoding: text, as: UTF8.self)
 }

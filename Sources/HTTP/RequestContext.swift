@@ -30,6 +30,7 @@ final class RequestContext: @unchecked Sendable {
     let query: [(name: String, value: String)]
     let headers: HTTPHeaders
     let requestId: String
+    let clientAddress: String
     let started: ContinuousClock.Instant
 
     var body: [UInt8] = []
@@ -46,7 +47,7 @@ final class RequestContext: @unchecked Sendable {
 
     init(
         connection: ConnectionHandle, method: String, path: String,
-        query: [(name: String, value: String)], headers: HTTPHeaders, started: ContinuousClock.Instant
+        query: [(name: String, value: String)], headers: HTTPHeaders, clientAddress: String, started: ContinuousClock.Instant
     ) {
         self.connection = connection
         self.method = method
@@ -54,12 +55,14 @@ final class RequestContext: @unchecked Sendable {
         self.query = query
         self.headers = headers
         self.requestId = RequestID.resolve(headers["x-request-id"])
+        self.clientAddress = clientAddress
         self.started = started
     }
 
     /// The request handed to the handler; takes the body out of the context.
     func takeRequest() -> HTTPRequest {
-        let request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body, requestId: requestId)
+        let request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body, requestId: requestId,
+                                  clientAddress: clientAddress)
         body = []
         return request
     }

@@ -74,7 +74,9 @@ struct BenchMemory {
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         let secret = "bench-memory-\(UUID().uuidString)"
         var environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off",
-                           "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60", "WAYMARK_LOG_LEVEL": "info"]
+                           "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60", "WAYMARK_LOG_LEVEL": "info",
+                           // Thousands of riders from this one address with one token: the per-token and per-address caps off.
+                           "WAYMARK_STREAMS_PER_TOKEN": "0", "WAYMARK_STREAMS_PER_ADDRESS": "0", "WAYMARK_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0"]
         if let arenas = options.mallocArenaMax { environment["MALLOC_ARENA_MAX"] = String(arenas) }
         environment.merge(passedOn) { _, passed in passed }
         let server = try Subprocess.spawn(executable, ["serve"], environment: environment)

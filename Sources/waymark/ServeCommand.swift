@@ -87,7 +87,7 @@ enum ServeCommand {
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
                                  webhooks: webhookSettings.dispatcher, arrivals: arrivals, replica: replica,
                                  journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache, retention: retention.sweep,
-                                 ingestBacklog: http.ingestBacklog)
+                                 ingestBacklog: http.ingestBacklog, streamLimits: streamLimits.quota)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()
@@ -97,7 +97,7 @@ enum ServeCommand {
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
-                                     streamBufferBytes: streamLimits.streamBufferBytes,
+                                     connectionsPerAddress: streamLimits.connectionsPerAddress, streamBufferBytes: streamLimits.streamBufferBytes,
                                      connectionMemoryBytes: memory.connectionMemoryBytes, errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
                 handler: DemoHandler(api: api, secret: demoSecret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo),
                 observer: { exchange in

@@ -1,17 +1,27 @@
+import API
 import Foundation
 
-/// Limits of `waymark serve` for many and slow clients: the per-stream buffer and the process's
-/// file-descriptor limit.
+/// Limits of `waymark serve` for many and slow clients: the per-stream buffer, open streams per
+/// token and per client address, connections per client address, and the process's
+/// file-descriptor limit. 0 turns a cap off (behind a proxy every client has the proxy's address).
 struct StreamLimits {
     /// `WAYMARK_STREAM_BUFFER_BYTES`: the most unsent bytes a stream (SSE) holds for a client that
     /// does not read; past it the stream is dropped (`waymark_http_streams_dropped_total`).
     var streamBufferBytes: Int
+    /// `WAYMARK_STREAMS_PER_TOKEN` (100) and `WAYMARK_STREAMS_PER_ADDRESS` (1000): open SSE streams.
+    var quota: StreamQuota.Limits
+    /// `WAYMARK_HTTP_MAX_CONNECTIONS_PER_ADDRESS` (1024): HTTP connections one address may hold.
+    var connectionsPerAddress: Int
 
     static let defaultStreamBufferBytes = 1 << 20
 
     static func load(_ environment: [String: String]) throws -> StreamLimits {
         let bytes = try wholeSetting(environment, "WAYMARK_STREAM_BUFFER_BYTES", 4096...(1 << 30), default: defaultStreamBufferBytes, of: "bytes")
-        return StreamLimits(streamBufferBytes: bytes)
+        let perToken = try wholeSetting(environment, "WAYMARK_STREAMS_PER_TOKEN", 0...1_000_000, default: 100, of: "streams")
+        let perAddress = try wholeSetting(environment, "WAYMARK_STREAMS_PER_ADDRESS", 0...1_000_000, default: 1000, of: "streams")
+        let connections = try wholeSetting(environment, "WAYMARK_HTTP_MAX_CONNECTIONS_PER_ADDRESS", 0...1_000_000, default: 1024, of: "connections")
+        return StreamLimits(streamBufferBytes: bytes, quota: StreamQuota.Limits(perToken: perToken, perAddress: perAddress),
+                            connectionsPerAddress: connections)
     }
 
     /// Raises the soft limit on open files to the hard limit (every stream and connection is a

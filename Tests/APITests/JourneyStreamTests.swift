@@ -153,7 +153,7 @@ extension RiderEndpoints {
         }
 
         @Test func twoThousandIdleStreamsCostTheServerNoThreads() async throws {
-            try await TestServer.with { server in
+            try await TestServer.with(environment: TestServer.manyClients) { server in
                 try await server.startTrip()
                 let port = server.port
                 let token = server.server

@@ -20,7 +20,7 @@ extension RiderEndpoints {
 
         @Test func idleStreamsAndSlowlorisClientsDoNotStopIngestOrJourneyReads() async throws {
             raiseOpenFileLimit()
-            try await TestServer.with { server in
+            try await TestServer.with(environment: TestServer.manyClients) { server in
                 try await server.startTrip()
                 try await server.createVehicle("v-2")
                 let port = server.port

@@ -68,3 +68,84 @@ import TestSupport
         }
     }
 }
+
+/// Caps before and beside authentication: open streams per token and per client address, and
+/// HTTP connections per client address.
+@Suite(.timeLimit(.minutes(3))) struct StreamQuotaTests {
+    static let path = "/v1/providers/acme/trips/t-1/journey:stream"
+
+    @Test func streamsPastATokensCapAre429WithRetryAfterAndAClosedOneFreesItsPlace() async throws {
+        try await TestServer.with(environment: ["WAYMARK_STREAMS_PER_TOKEN": "3"]) { server in
+            try await server.startTrip("t-1", vehicle: "v-1")
+            let token = server.server
+            var open: [EventStreamClient] = []
+            defer { for stream in open { stream.close() } }
+            for _ in 0..<3 {
+                let stream = try await server.openStream(Self.path, token: token)
+                try #require(stream.status == 200, "\(stream.errorBody)")
+                open.append(stream)
+            }
+            let refused = try await server.openStream(Self.path, token: token)
+            defer { refused.close() }
+            #expect(refused.status == 429)
+            #expect(refused.headers["retry-after"] == "5", "\(refused.headers)")
+            #expect(refused.errorBody.contains("RESOURCE_EXHAUSTED") && refused.errorBody.contains("WAYMARK_STREAMS_PER_TOKEN"), "\(refused.errorBody)")
+            // The driver feed stream counts against the same token's cap.
+            let feed = try await server.openStream("/v1/providers/acme/vehicles/v-1/driverFeed:stream", token: token)
+            defer { feed.close() }
+            #expect(feed.status == 429)
+            // Another token is not held back by this one.
+            let other = try await server.openStream(Self.path, token: server.token(.consumer, trip: "t-1"))
+            defer { other.close() }
+            #expect(other.status == 200, "\(other.errorBody)")
+            // Once a stream closes, its place is free again.
+            open.removeFirst().close()
+            #expect(await waitFor(.seconds(30)) {
+                let again = try await server.openStream(Self.path, token: token)
+                defer { again.close() }
+                return again.status == 200
+            })
+        }
+    }
+
+    @Test func streamsPastAnAddresssCapAre429WhateverTheirTokens() async throws {
+        try await TestServer.with(environment: ["WAYMARK_STREAMS_PER_ADDRESS": "2"]) { server in
+            try await server.startTrip("t-1", vehicle: "v-1")
+            let first = try await server.openStream(Self.path, token: server.token(.consumer, trip: "t-1"))
+            defer { first.close() }
+            let second = try await server.openStream(Self.path, token: server.server)
+            defer { second.close() }
+            #expect(first.status == 200 && second.status == 200)
+            let third = try await server.openStream(Self.path, token: server.token(.auditor))
+            defer { third.close() }
+            #expect(third.status == 429)
+            #expect(third.errorBody.contains("WAYMARK_STREAMS_PER_ADDRESS"), "\(third.errorBody)")
+        }
+    }
+
+    @Test func connectionsPastAnAddresssCapAreClosedBeforeAnyRequest() async throws {
+        try await TestServer.with(environment: ["WAYMARK_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "4"]) { server in
+            let port = server.port
+            let held = try (0..<4).map { _ in try LoopbackSocket.connect(port: port, readTimeoutSeconds: 20) }
+            defer { for fd in held { close(fd) } }
+            // The fifth is accepted by the kernel and closed by the server at once: read sees the end.
+            let fifth = try LoopbackSocket.connect(port: port, readTimeoutSeconds: 20)
+            let request = Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            _ = request.withUnsafeBytes { send(fifth, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = try await Blocking.run { () -> Int in
+                var buffer = [UInt8](repeating: 0, count: 512)
+                return read(fifth, &buffer, buffer.count)
+            }
+            close(fifth)
+            #expect(count <= 0, "the fifth connection was served: \(count) bytes")
+            // One of the held connections is served as usual.
+            _ = request.withUnsafeBytes { send(held[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let answered = try await Blocking.run { () -> String in
+                var reply = [UInt8](repeating: 0, count: 512)
+                let n = read(held[0], &reply, reply.count)
+                return n > 0 ? String(decoding: reply[0..<n], as: UTF8.self) : ""
+            }
+            #expect(answered.hasPrefix("HTTP/1.1 200"), "\(answered)")
+        }
+    }
+}

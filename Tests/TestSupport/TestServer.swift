@@ -29,6 +29,11 @@ package final class TestServer: Sendable {
         session = URLSession(configuration: configuration)
     }
 
+    /// The per-token, per-address stream and connection caps lifted, for tests that play thousands
+    /// of riders from one address with one token.
+    package static let manyClients = ["WAYMARK_STREAMS_PER_TOKEN": "0", "WAYMARK_STREAMS_PER_ADDRESS": "0",
+                                      "WAYMARK_HTTP_MAX_CONNECTIONS_PER_ADDRESS": "0"]
+
     /// Creates a database, starts the server on it, runs `body`, stops the server (SIGTERM) and drops the database.
     package static func with<T: Sendable>(environment: [String: String] = [:], arguments: [String] = [],
                                           _ body: @Sendable (TestServer) async throws -> T) async throws -> T {

@@ -38,8 +38,16 @@ extension RESTHandler {
         case .driverFeed(let provider, let vehicleId):
             result = try await drivers.feed(provider: provider, vehicleId: vehicleId, caller: caller)
         case .driverFeedStream(let provider, let vehicleId):
-            let stream = try await drivers.stream(provider: provider, vehicleId: vehicleId, caller: caller, expires: expires,
+            let release = try api.streamQuota.admit(token: bearer, address: request.clientAddress)
+            let stream: HTTPStream
+            do {
+                stream = try await drivers.stream(provider: provider, vehicleId: vehicleId, caller: caller, expires: expires,
                                                   lastEventId: Self.lastEventId(request))
+            } catch {
+                release()
+                throw error
+            }
+            stream.onClose(release)
             return Self.streamResponse(stream)
         }
         return Self.json(result)

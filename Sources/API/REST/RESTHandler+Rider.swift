@@ -46,9 +46,15 @@ extension RESTHandler {
             response = Self.journeyResponse(answer)
             label = route.label
         case .journeyStream(let provider, let tripId):
+            // Over a cap, the ordinary path answers the 429.
+            guard let release = try? api.streamQuota.admit(token: token, address: request.clientAddress) else { return nil }
             guard let stream = api.riders.streamFromMemory(provider: provider, tripId: tripId, reader: reader,
                                                            lastEventId: Self.lastEventId(request))
-            else { return nil }
+            else {
+                release()
+                return nil
+            }
+            stream.onClose(release)
             response = Self.streamResponse(stream)
             label = route.label
         default:
@@ -89,7 +95,15 @@ extension RESTHandler {
             return Self.journeyResponse(answer)
         case .journeyStream(let provider, let tripId):
             try query.finish()
-            let stream = try await riders.stream(provider: provider, tripId: tripId, reader: reader, lastEventId: Self.lastEventId(request))
+            let release = try api.streamQuota.admit(token: token, address: request.clientAddress)
+            let stream: HTTPStream
+            do {
+                stream = try await riders.stream(provider: provider, tripId: tripId, reader: reader, lastEventId: Self.lastEventId(request))
+            } catch {
+                release()
+                throw error
+            }
+            stream.onClose(release)
             return Self.streamResponse(stream)
         case .share(let provider, let tripId):
             try query.finish()

@@ -261,6 +261,7 @@ package final class RESTHandler: HTTPHandler {
         }
         var response = json(.object(JSONObject([("error", .object(JSONObject(members)))])), status: error.code.httpStatus)
         if error.code == .unauthenticated { response.headers.append(("WWW-Authenticate", "Bearer")) }
+        if error.code == .resourceExhausted { response.headers.append(("Retry-After", "5")) }
         return response
     }
 
