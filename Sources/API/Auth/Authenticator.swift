@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import Journey
 import Signing
 import Synchronization
 
@@ -135,13 +136,16 @@ package struct Authenticator: Sendable {
         guard let provider = claims["provider"]?.stringValue, !provider.isEmpty else {
             throw .unauthenticated("the token has no provider claim")
         }
+        do { try Identifier.validateProvider(provider, field: "the token's provider") } catch { throw .unauthenticated(error.message) }
         let authorization = claims["authorization"]
-        func claim(_ name: String) -> String? {
+        func claim(_ name: String) throws(APIError) -> String? {
             guard let value = authorization?[name]?.stringValue, !value.isEmpty else { return nil }
+            // Ids are compared with Swift's == here and as bytes in the database: they must agree.
+            guard Identifier.isNFC(value) else { throw .unauthenticated("the token's authorization.\(name) is not in Unicode Normalization Form C") }
             return value
         }
-        let principal = Principal(role: role, provider: provider, tripId: claim("tripid"), vehicleId: claim("vehicleid"),
-                                  consumerId: claim("consumerid"), subject: claims["sub"]?.stringValue)
+        let principal = Principal(role: role, provider: provider, tripId: try claim("tripid"), vehicleId: try claim("vehicleid"),
+                                  consumerId: try claim("consumerid"), subject: claims["sub"]?.stringValue)
         switch role {
         case .driver where principal.vehicleId == nil:
             throw .unauthenticated("a driver token needs authorization.vehicleid")

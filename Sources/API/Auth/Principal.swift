@@ -32,9 +32,10 @@ package struct Principal: Sendable, Hashable {
         self.subject = subject
     }
 
-    /// Throws PERMISSION_DENIED unless the token belongs to `provider`.
+    /// Throws PERMISSION_DENIED unless the token belongs to `provider`, byte for byte (Swift's `==`
+    /// would take a Kelvin sign for a K, and the database would not).
     func requireProvider(_ provider: String) throws(APIError) {
-        guard self.provider == provider else {
+        guard self.provider.utf8.elementsEqual(provider.utf8) else {
             throw .permissionDenied("the token is for another provider (token provider \(self.provider), requested \(provider))")
         }
     }

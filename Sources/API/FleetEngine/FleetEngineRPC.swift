@@ -168,6 +168,7 @@ extension WaymarkAPI {
         guard parts.count == 2, parts[0] == "providers", !parts[1].isEmpty else {
             throw .invalidArgument("parent must be providers/{provider} (got \(parent.debugDescription))")
         }
+        do { try Identifier.validateProvider(String(parts[1]), field: "parent's provider") } catch { throw APIError(error) }
         return String(parts[1])
     }
 
@@ -176,6 +177,12 @@ extension WaymarkAPI {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "providers", !parts[1].isEmpty, parts[2] == collection, !parts[3].isEmpty else {
             throw .invalidArgument("name must be providers/{provider}/\(collection)/{id} (got \(name.debugDescription))")
+        }
+        do {
+            try Identifier.validateProvider(String(parts[1]), field: "name's provider")
+            try Identifier.requireNFC(String(parts[3]), field: "name's id")
+        } catch {
+            throw APIError(error)
         }
         return (String(parts[1]), String(parts[3]))
     }

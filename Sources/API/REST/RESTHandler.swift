@@ -22,6 +22,7 @@ package final class RESTHandler: HTTPHandler {
         var label = "unknown"
         let response: HTTPResponse
         do throws(APIError) {
+            try Self.validatePath(request.path)
             if let webhook = try WebhookRoute.match(method: request.method, path: request.path) {
                 label = webhook.label
                 response = try await handleWebhook(webhook, request)
@@ -197,6 +198,20 @@ package final class RESTHandler: HTTPHandler {
 
     static func timestamp(_ query: inout QueryParameters, _ name: String) throws(APIError) -> Timestamp? {
         try query.value(name).map { v throws(APIError) in try ProtoValue.timestamp(.string(v), at: name) }
+    }
+
+    /// Every id in a path is compared by Swift and by the database: the path must be NFC, and a
+    /// `/v1/providers/{p}/...` path must name a valid provider.
+    static func validatePath(_ path: String) throws(APIError) {
+        do {
+            try Identifier.requireNFC(path, field: "the request path")
+            let prefix = "/v1/providers/"
+            guard path.utf8.starts(with: prefix.utf8) else { return }
+            let provider = path.utf8.dropFirst(prefix.utf8.count).prefix { $0 != UInt8(ascii: "/") }
+            try Identifier.validateProvider(String(decoding: provider, as: UTF8.self), field: "the provider in the path")
+        } catch {
+            throw APIError(error)
+        }
     }
 
     static func validateId(_ id: String, field: String) throws(APIError) {

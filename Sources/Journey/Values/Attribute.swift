@@ -61,7 +61,8 @@ package struct Attribute: Codable, Hashable, Sendable {
     }
 
     /// Throws `INVALID_ARGUMENT` naming `field` unless the list has at most 100 attributes with
-    /// unique, non-empty keys free of `:` and `"key:value"` of at most 256 characters.
+    /// unique, non-empty NFC keys free of `:` and `"key:value"` of at most 256 characters, and a
+    /// `consumerId` string value in NFC.
     package static func validate(_ attributes: [Attribute], field: String) throws(JourneyError) {
         guard attributes.count <= maximumCount else {
             throw .invalidArgument("\(field) may hold at most \(maximumCount) attributes (got \(attributes.count))")
@@ -71,6 +72,11 @@ package struct Attribute: Codable, Hashable, Sendable {
             guard !attribute.key.isEmpty else { throw .invalidArgument("\(field)[\(i)].key is required (got an empty key)") }
             guard !attribute.key.contains(":") else {
                 throw .invalidArgument("\(field)[\(i)].key must not contain ':' (got \"\(attribute.key)\")")
+            }
+            // Keys, and the consumerId that names a trip's rider, are looked up by Swift and by the database alike.
+            try Identifier.requireNFC(attribute.key, field: "\(field)[\(i)].key")
+            if attribute.key == "consumerId", case .string(let rider) = attribute.value {
+                try Identifier.requireNFC(rider, field: "\(field)[\(i)].stringValue (the consumerId)")
             }
             if case .number(let n) = attribute.value, !n.isFinite {
                 throw .invalidArgument("\(field)[\(i)].numberValue must be finite (got \(n))")
