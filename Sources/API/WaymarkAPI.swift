@@ -57,6 +57,8 @@ package final class WaymarkAPI: Sendable {
     ///   - ingestBacklog: how many events of this node's batch ingest the journey and fleet projections may be behind
     ///     before `reportLocations` waits for them (`IngestPacer`; 0: never).
     ///   - streamLimits: how many streams one token and one client address may hold open.
+    ///   - timeTravelMaxEvents: the most events one `asOf` read may replay; past it the read is refused (400) before
+    ///     the vehicles' histories are read.
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
                  journeyMirror: DocumentMirror? = nil, consistencyTimeout: Duration = .seconds(5),
                  clock: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }, publicURL: String? = nil, log: (@Sendable (String) -> Void)? = nil,
@@ -64,7 +66,8 @@ package final class WaymarkAPI: Sendable {
                  webhooks webhookOptions: WebhookDispatcher.Options = .init(), arrivals arrivalSettings: ArrivalDetector.Settings = .init(),
                  replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1),
                  aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: RetentionSweep.Settings = .init(),
-                 ingestBacklog: Int = IngestPacer.defaultMaximumBacklog, streamLimits: StreamQuota.Limits = .init()) {
+                 ingestBacklog: Int = IngestPacer.defaultMaximumBacklog, streamLimits: StreamQuota.Limits = .init(),
+                 timeTravelMaxEvents: Int = AuditService.defaultTimeTravelMaxEvents) {
         streamQuota = StreamQuota(streamLimits)
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
@@ -92,7 +95,7 @@ package final class WaymarkAPI: Sendable {
             ProjectionWaiter(name: name, pool: store.pool, runner: runners.first { $0.name == name }, pollInterval: .milliseconds(100))
         })
         ingest = LocationIngestService(repository: repository, clock: clock, pacer: pacer)
-        audit = AuditService(store: store, clock: clock)
+        audit = AuditService(store: store, clock: clock, timeTravelMaxEvents: timeTravelMaxEvents)
         let feeds = DriverFeedReadModel(pool: store.pool, runner: runners.first { $0.name == DriverFeedProjection.name }, consistencyTimeout: consistencyTimeout)
         drivers = DriverService(trips: trips, repository: repository, feeds: feeds, clock: clock)
         webhooks = WebhookService(store: store, options: webhookOptions)

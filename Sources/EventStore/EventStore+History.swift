@@ -74,6 +74,31 @@ extension EventStore {
         }
     }
 
+    /// How many events of `stream` were recorded at or before `instant` (microseconds since the
+    /// Unix epoch), without reading them.
+    ///
+    /// For bounding a replay before it reads: the last version recorded by then, less the first
+    /// version still stored (older vehicle days may have been archived), plus one. Two index probes
+    /// per partition, whatever the stream's length; the first probe filters by time only the rows
+    /// of the instant's own day. Exact while a stream's recorded times grow with its versions (the
+    /// committers' clock never goes back); a bound, not a promise, where they do not.
+    package func eventCount(_ stream: String, recordedThrough instant: Int64) async throws(EventStoreError) -> Int64 {
+        let sql = """
+            SELECT COALESCE((SELECT stream_version FROM events
+                             WHERE category = $1 AND stream_id = $2
+                               AND recorded_at <= 'epoch'::timestamptz + $3::bigint * interval '1 microsecond'
+                             ORDER BY stream_version DESC LIMIT 1)
+                            - (SELECT stream_version FROM events WHERE category = $1 AND stream_id = $2
+                               ORDER BY stream_version LIMIT 1) + 1, 0)
+            """
+        do {
+            let result = try await pool.query(sql, [PreparedAppend.category(of: stream), stream, String(instant)])
+            return try result.first?.int64(0) ?? 0
+        } catch {
+            throw EventStoreError.wrapping(error, "count events of \(stream)")
+        }
+    }
+
     /// Every event of `stream` that passes `filter`, in stream order, read page by page.
     ///
     /// For replays that need a stream's whole past (time travel); memory grows with the result.

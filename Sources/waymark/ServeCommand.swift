@@ -87,7 +87,8 @@ enum ServeCommand {
                                  horizonWarningSeconds: Double(http.horizonWarningSeconds),
                                  webhooks: webhookSettings.dispatcher, arrivals: arrivals, replica: replica,
                                  journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache, retention: retention.sweep,
-                                 ingestBacklog: http.ingestBacklog, streamLimits: streamLimits.quota)
+                                 ingestBacklog: http.ingestBacklog, streamLimits: streamLimits.quota,
+                                 timeTravelMaxEvents: audit.timeTravelMaxEvents)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()

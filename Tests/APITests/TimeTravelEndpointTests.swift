@@ -143,5 +143,108 @@ extension AuditEndpoints {
                 #expect(try await server.eventCount() == before)
             }
         }
+
+        /// The bound the tests below give their servers: more than a trip and its vehicle hold right
+        /// after the assignment (about 5 events), less than they hold after `reports` more reports.
+        static let bound = 20
+        static let reports = 30
+
+        /// A recorded instant after everything written so far, and the live journey of t-1 then.
+        static func now(_ server: TestServer) async throws -> (at: Timestamp, journey: JSONValue) {
+            try await server.waitForProjections()
+            let at = Timestamp(Date())
+            try await Task.sleep(for: .milliseconds(2))  // what is written next is recorded after `at`
+            let live = try await server.journey("t-1")
+            try #require(live.status == 200, "\(live.text)")
+            return (at, live.json)
+        }
+
+        /// Gives v-1 `reports` location reports: its history, and so a replay of t-1, passes `bound`.
+        static func lengthenVehicleHistory(_ server: TestServer) async throws {
+            for index in 0..<reports {
+                try await server.report(latitude: 52.49 + Double(index) * 0.0001, longitude: 13.39)
+            }
+        }
+
+        @Test func asOfRefusesAnotherTripsConsumerBeforeReadingAnyHistory() async throws {
+            // With a bound of one event, any replay of t-1 is refused (400) as soon as its stream is
+            // counted: a 403 can only come from a check made before that.
+            try await TestServer.with(environment: ["WAYMARK_TIME_TRAVEL_MAX_EVENTS": "1"]) { server in
+                try await server.startTrip(consumer: "rider-1")
+                let (now, _) = try await Self.now(server)
+                let asOf = "asOf=\(now.rfc3339)"
+                let trip = "/v1/providers/acme/trips/t-1"
+                func journey(_ token: String) async throws -> (Int, JSONValue) {
+                    let response = try await server.journey("t-1", token: token, query: "?\(asOf)")
+                    return (response.status, response.json)
+                }
+                let stranger = server.token(.consumer, trip: "t-2")
+                expectError(try await journey(stranger), 403, "PERMISSION_DENIED")
+                expectError(try await server.json("GET", "\(trip)?view=JOURNEY_SHARING_V1S&\(asOf)", token: stranger), 403, "PERMISSION_DENIED")
+                // The same requests by callers who may look are refused by the bound.
+                expectError(try await journey(server.token(.consumer, trip: "t-1")), 400, "INVALID_ARGUMENT", containing: "more than the 1 ")
+                expectError(try await journey(server.token(.auditor)), 400, "INVALID_ARGUMENT", containing: "more than the 1 ")
+                expectError(try await server.json("GET", "\(trip)?view=JOURNEY_SHARING_V1S&\(asOf)", token: server.token(.consumer, trip: "t-1")),
+                            400, "INVALID_ARGUMENT", containing: "more than the 1 ")
+            }
+        }
+
+        @Test func asOfPastTheEventBoundIsRefusedNamingItAndUnderItAnswersAsLive() async throws {
+            try await TestServer.with(environment: ["WAYMARK_TIME_TRAVEL_MAX_EVENTS": "\(Self.bound)"]) { server in
+                try await server.startTrip(consumer: "rider-1")
+                let early = try await Self.now(server)
+                try await Self.lengthenVehicleHistory(server)
+                let (late, _) = try await Self.now(server)
+
+                // Counted as of the instant: v-1's history is past the bound now, but was not then.
+                let past = try await server.journey("t-1", token: server.token(.auditor), query: "?asOf=\(early.at.rfc3339)")
+                #expect(past.status == 200, "\(past.text)")
+                #expect(past.json == early.journey, "past \(past.json)\n live \(early.journey)")
+                #expect(try await server.json("GET", "/v1/providers/acme/trips/t-1?asOf=\(early.at.rfc3339)").0 == 200)
+
+                let refused = try await server.journey("t-1", token: server.token(.auditor), query: "?asOf=\(late.rfc3339)")
+                expectError((refused.status, refused.json), 400, "INVALID_ARGUMENT", containing: "more than the \(Self.bound) ")
+                let message = refused.json["error"]?["message"]?.stringValue ?? ""
+                #expect(message.contains("WAYMARK_TIME_TRAVEL_MAX_EVENTS") && message.contains("route audit"), "\(message)")
+                expectError(try await server.json("GET", "/v1/providers/acme/trips/t-1?asOf=\(late.rfc3339)"), 400, "INVALID_ARGUMENT",
+                            containing: "more than the \(Self.bound) ")
+            }
+        }
+
+        @Test func asOfJudgesARidersTokenFromTheTripAloneBeforeCountingItsVehicle() async throws {
+            try await TestServer.with(environment: ["WAYMARK_TIME_TRAVEL_MAX_EVENTS": "\(Self.bound)"]) { server in
+                try await server.startTrip(consumer: "rider-1")
+                let early = try await Self.now(server)
+                let (status, body) = try await server.updateTrip("t-1", mask: "consumerId", #"{"consumerId":"rider-3"}"#)
+                try #require(status == 200, "\(body)")
+                let moved = try await Self.now(server)
+                try await Self.lengthenVehicleHistory(server)
+                let (late, _) = try await Self.now(server)
+                func journey(_ rider: String, at instant: Timestamp) async throws -> TestServer.Response {
+                    try await server.journey("t-1", token: server.token(.consumer, consumer: rider), query: "?asOf=\(instant.rfc3339)")
+                }
+
+                // Under the bound, a rider reads the trip as it was while it was theirs, and only then.
+                let first = try await journey("rider-1", at: early.at)
+                #expect(first.status == 200 && first.json == early.journey, "\(first.text)")
+                let second = try await journey("rider-3", at: moved.at)
+                #expect(second.status == 200 && second.json == moved.journey, "\(second.text)")
+                let notYet = try await journey("rider-3", at: early.at)
+                expectError((notYet.status, notYet.json), 403, "PERMISSION_DENIED")
+                let noLonger = try await journey("rider-1", at: moved.at)
+                expectError((noLonger.status, noLonger.json), 403, "PERMISSION_DENIED")
+
+                // Past the bound: the trip's rider then is refused by it, any other rider before it.
+                let rider = try await journey("rider-3", at: late)
+                expectError((rider.status, rider.json), 400, "INVALID_ARGUMENT", containing: "more than the \(Self.bound) ")
+                for other in ["rider-1", "rider-2"] {
+                    let refused = try await journey(other, at: late)
+                    expectError((refused.status, refused.json), 403, "PERMISSION_DENIED")
+                }
+                let trip = "/v1/providers/acme/trips/t-1?view=JOURNEY_SHARING_V1S&asOf=\(late.rfc3339)"
+                expectError(try await server.json("GET", trip, token: server.token(.consumer, consumer: "rider-2")), 403, "PERMISSION_DENIED")
+                expectError(try await server.json("GET", trip, token: server.token(.consumer, consumer: "rider-3")), 400, "INVALID_ARGUMENT")
+            }
+        }
     }
 }

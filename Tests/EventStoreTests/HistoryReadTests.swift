@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// `readStream(_:after:filter:limit:)` and `readWholeStream`: a stream's history by version, type and recorded time.
+/// `readStream(_:after:filter:limit:)`, `readWholeStream` and `eventCount`: a stream's history by version, type and recorded time.
 @Suite(.timeLimit(.minutes(2))) struct HistoryReadTests {
     /// A store whose clock is set by the test (microseconds since the epoch).
     final class Clock: Sendable {
@@ -75,6 +75,42 @@ import TestSupport
             #expect(middle.map(\.streamVersion) == [2, 3, 4, 5])
             let until = try await store.readWholeStream("vehicle:acme/v-1", filter: StreamFilter(recordedThrough: base + day), pageSize: 1)
             #expect(until.map(\.streamVersion) == [1, 2, 3])
+            await store.shutdown()
+        }
+    }
+
+    @Test func eventCountCountsWhatWasRecordedThroughTheInstantAndNotArchivedDays() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let clock = Clock()
+            let store = store(url, clock)
+            let day: Int64 = 86_400_000_000
+            let base: Int64 = 1_700_000_000_000_000  // 2023-11-14T22:13:20Z: versions 1 | 2, 3 | 4, 5 | 6 by UTC day
+            for i in 0..<6 {
+                clock.set(base + Int64(i) * day / 2)
+                _ = try await store.append([event("VehicleLocationReported")], to: "vehicle:acme/v-1", expectedVersion: .any)
+            }
+            clock.set(base + 3 * day)  // after the vehicle's: the store's clock never goes back
+            _ = try await store.append([event("A"), event("B")], to: "trip:acme/t-1", expectedVersion: .any)
+
+            #expect(try await store.eventCount("vehicle:acme/v-1", recordedThrough: base - 1) == 0)
+            #expect(try await store.eventCount("vehicle:acme/v-1", recordedThrough: base) == 1)
+            #expect(try await store.eventCount("vehicle:acme/v-1", recordedThrough: base + day) == 3)
+            #expect(try await store.eventCount("vehicle:acme/v-1", recordedThrough: base + 10 * day) == 6)
+            #expect(try await store.eventCount("trip:acme/t-1", recordedThrough: base + 3 * day - 1) == 0)
+            #expect(try await store.eventCount("trip:acme/t-1", recordedThrough: base + 3 * day) == 2)
+            #expect(try await store.eventCount("trip:acme/t-9", recordedThrough: base + 3 * day) == 0)
+
+            // An archived day is gone from the count: it starts at the first version still stored.
+            try await Blocking.run {
+                let connection = try Connection(conninfo: url)
+                let partition = try connection.query("SELECT tableoid::regclass::text FROM events WHERE stream_id = 'vehicle:acme/v-1' AND stream_version = 1")
+                    .first?.string(0) ?? ""
+                try #require(partition.hasPrefix("events_vehicle_"), "\(partition)")
+                try connection.execute("DROP TABLE \(Connection.quoteIdentifier(partition))")
+            }
+            #expect(try await store.eventCount("vehicle:acme/v-1", recordedThrough: base) == 0)
+            #expect(try await store.eventCount("vehicle:acme/v-1", recordedThrough: base + day) == 2)
+            #expect(try await store.eventCount("vehicle:acme/v-1", recordedThrough: base + 10 * day) == 5)
             await store.shutdown()
         }
     }

@@ -14,14 +14,20 @@ import ReadModels
 package final class AuditService: Sendable {
     let store: EventStore
     let clock: @Sendable () -> Timestamp
+    /// The most events one time-travel read may fold; past it the read is refused before the
+    /// vehicles' histories are read (see `AuditService+TimeTravel.swift`).
+    let timeTravelMaxEvents: Int
 
     /// The default and the largest page of history.
     static let defaultPageSize = 100
     static let maximumPageSize = 1000
+    /// About a week of one vehicle reporting every 3 s; a replay's time and memory grow with its events.
+    package static let defaultTimeTravelMaxEvents = 200_000
 
-    init(store: EventStore, clock: @escaping @Sendable () -> Timestamp) {
+    init(store: EventStore, clock: @escaping @Sendable () -> Timestamp, timeTravelMaxEvents: Int = AuditService.defaultTimeTravelMaxEvents) {
         self.store = store
         self.clock = clock
+        self.timeTravelMaxEvents = timeTravelMaxEvents
     }
 
     // MARK: - History
