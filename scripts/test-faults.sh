@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fault tests (README: Faults survived): the server killed with SIGKILL under load, PostgreSQL
+# The fault tests (docs/operations.md: Faults survived): the server killed with SIGKILL under load, PostgreSQL
 # stopped for 10 s under load. Builds (warnings are errors), starts a private PostgreSQL cluster for
 # the crash test (the outage test starts and stops one of its own), runs them, stops the cluster
 # again if this script started it. Kept out of scripts/test.sh: they kill processes on purpose.
