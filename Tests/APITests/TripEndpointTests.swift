@@ -92,6 +92,22 @@ import TestSupport
         }
     }
 
+    @Test func updatingATripToTheStatusItAlreadyHasAnswersTheTripAndWritesNothing() async throws {
+        try await TestServer.with { server in
+            try await server.startTrip("t-1", vehicle: "v-1")
+            for status in ["ENROUTE_TO_PICKUP", "ARRIVED_AT_PICKUP", "ENROUTE_TO_DROPOFF", "COMPLETE"] {
+                let (moved, trip) = try await server.updateTrip("t-1", mask: "tripStatus", #"{"tripStatus":"\#(status)"}"#)
+                #expect(moved == 200 && trip["tripStatus"]?.stringValue == status, "\(trip)")
+                let before = try await server.eventCount()
+                // The same update again (a retry after a timeout, say) is a no-op answered with the trip.
+                let (again, same) = try await server.updateTrip("t-1", mask: "tripStatus", #"{"tripStatus":"\#(status)"}"#)
+                #expect(again == 200, "\(same)")
+                #expect(same["tripStatus"]?.stringValue == status)
+                #expect(try await server.eventCount() == before)
+            }
+        }
+    }
+
     @Test func aStaleIntermediateDestinationsVersionIsAborted() async throws {
         try await TestServer.with { server in
             try await server.createVehicle("v-1")

@@ -232,10 +232,9 @@ struct TripStatusTests {
         #expect(events == [TripFixtures.status(.new, .enrouteToDropoff, at: Fixtures.t(20))])
     }
 
+    /// Moves back or sideways; the same status is a no-op instead (`theStatusTheTripAlreadyHasIsANoOp`).
     static let backwardMoves: [(TripStatus, TripStatus)] = [
-        (.new, .new),
         (.enrouteToPickup, .new),
-        (.enrouteToPickup, .enrouteToPickup),
         (.arrivedAtPickup, .enrouteToPickup),
         (.arrivedAtPickup, .new),
         (.enrouteToDropoff, .arrivedAtPickup),
@@ -256,10 +255,28 @@ struct TripStatusTests {
     }
 
     @Test(arguments: [TripStatus.complete, .canceled], [TripStatus.new, .enrouteToPickup, .enrouteToDropoff, .complete, .canceled])
-    func leavingATerminalStatusThrowsFailedPrecondition(terminal: TripStatus, to: TripStatus) {
+    func leavingATerminalStatusThrowsFailedPrecondition(terminal: TripStatus, to: TripStatus) throws {
+        guard to != terminal else { return }  // the same status is a no-op (below)
         var state = givenTrip(TripFixtures.assignedTrip())
         state.status = terminal
         expectRejection(.failedPrecondition) { try Trip.decide(.updateTripStatus(to, at: Fixtures.t(20)), state: state) }
+    }
+
+    @Test(arguments: [TripStatus.new, .enrouteToPickup, .arrivedAtPickup, .enrouteToDropoff, .complete, .canceled])
+    func theStatusTheTripAlreadyHasIsANoOp(status: TripStatus) throws {
+        var state = givenTrip(TripFixtures.assignedTrip())
+        state.status = status
+        #expect(try Trip.decide(.updateTripStatus(status, at: Fixtures.t(20)), state: state) == [])
+    }
+
+    @Test func theSameIntermediateStatusAtAnotherStopIsJudgedAsAMove() throws {
+        var state = givenTrip(TripFixtures.assignedTrip(intermediates: [Fixtures.stop1, Fixtures.stop2]))
+        state.status = .arrivedAtIntermediateDestination
+        state.intermediateDestinationIndex = 1
+        #expect(try Trip.decide(.updateTripStatus(.arrivedAtIntermediateDestination, intermediateDestinationIndex: 1, at: Fixtures.t(20)), state: state) == [])
+        expectRejection(.failedPrecondition) {
+            try Trip.decide(.updateTripStatus(.arrivedAtIntermediateDestination, intermediateDestinationIndex: 0, at: Fixtures.t(20)), state: state)
+        }
     }
 
     @Test func unknownStatusThrowsInvalidArgument() {

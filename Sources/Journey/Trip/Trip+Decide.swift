@@ -210,6 +210,11 @@ extension Trip {
         guard to != .unknown else {
             throw .invalidArgument("tripStatus must be a known status (got \(to.rawValue))")
         }
+        // The status the trip already has (a retried update, or a move `continueToNextDestination`
+        // already made) is a no-op, not a refusal; for a status with a stop index, the same stop.
+        if to == state.status, !to.usesIntermediateIndex || (index ?? 0) == state.intermediateDestinationIndex {
+            return []
+        }
         guard !state.status.isTerminal else {
             throw .failedPrecondition("a terminal trip cannot change status (trip \(state.tripId) tripStatus \(state.status.rawValue), requested \(to.rawValue))")
         }
