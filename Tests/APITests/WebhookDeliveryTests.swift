@@ -208,6 +208,30 @@ import TestSupport
         }
     }
 
+    @Test func aSubscriptionToStatusChangesHearsEveryStatusIncludingCompleteAndCanceled() async throws {
+        let receiver = try WebhookReceiver()
+        defer { receiver.stop() }
+        try await TestServer.with(environment: Self.environment()) { server in
+            try await Self.subscribe(server, receiver, id: "statuses", extra: #","eventTypes":["TripStatusChanged"]"#)
+            try await server.startTrip("t-1", vehicle: "v-1")
+            for status in ["ARRIVED_AT_PICKUP", "ENROUTE_TO_DROPOFF", "COMPLETE"] {
+                let (moved, body) = try await server.updateTrip("t-1", mask: "tripStatus", #"{"tripStatus":"\#(status)"}"#)
+                try #require(moved == 200, "\(body)")
+            }
+            try await server.createTrip("t-2")
+            let (canceled, body) = try await server.updateTrip("t-2", mask: "tripStatus", #"{"tripStatus":"CANCELED"}"#)
+            try #require(canceled == 200, "\(body)")
+            // t-2's cancel is written last: once it arrives, everything before it has been handled.
+            let deliveries = await receiver.wait { $0.contains { $0.type == "TripCanceled" } }
+            let types = deliveries.map(\.type)
+            #expect(types.contains("TripCanceled"), "\(types)")
+            #expect(types.contains("TripCompleted"), "\(types)")
+            // To ENROUTE_TO_PICKUP, ARRIVED_AT_PICKUP and ENROUTE_TO_DROPOFF (by event id: delivery is at least once).
+            #expect(Set(deliveries.filter { $0.type == "TripStatusChanged" }.map(\.eventId)).count == 3, "\(types)")
+            #expect(Set(types).isSubset(of: ["TripStatusChanged", "TripCompleted", "TripCanceled"]), "\(types)")
+        }
+    }
+
     @Test func deliveriesIgnoreProxiesNamedInTheServersEnvironment() async throws {
         let proxy = try WebhookReceiver()
         let receiver = try WebhookReceiver()

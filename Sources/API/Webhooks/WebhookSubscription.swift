@@ -1,6 +1,7 @@
 import JSON
 import EventStore
 import Foundation
+import Journey
 
 /// One webhook subscription as stored: where to deliver, which events, and how far delivery got.
 package struct WebhookSubscription: Sendable, Hashable {
@@ -32,6 +33,10 @@ package struct WebhookSubscription: Sendable, Hashable {
     /// hold link tokens, which must reach only the people a trip was shared with.
     static let deliveredCategories: Set<String> = ["trip", "vehicle", "arrival"]
 
+    /// A trip's moves to COMPLETE and CANCELED are stored as events of their own; a subscriber to
+    /// `TripStatusChanged` asked for every status change, so it hears them too.
+    static let statusEndings: Set<String> = [Trip.Event.tripCompleted, Trip.Event.tripCanceled]
+
     /// Whether `event` is one this subscription delivers.
     package func matches(_ event: RecordedEvent) -> Bool {
         guard let colon = event.streamId.firstIndex(of: ":") else { return false }
@@ -40,7 +45,8 @@ package struct WebhookSubscription: Sendable, Hashable {
         guard let slash = rest.firstIndex(of: "/"), Self.deliveredCategories.contains(String(category)) else { return false }
         guard rest[..<slash] == provider[...] else { return false }
         let id = String(rest[rest.index(after: slash)...])
-        if !eventTypes.isEmpty && !eventTypes.contains(event.type) { return false }
+        if !eventTypes.isEmpty && !eventTypes.contains(event.type)
+            && !(Self.statusEndings.contains(event.type) && eventTypes.contains(Trip.Event.tripStatusChanged)) { return false }
         if tripIds.isEmpty && vehicleIds.isEmpty { return true }
         switch category {
         case "trip": return tripIds.contains(id)
