@@ -94,6 +94,16 @@ import TestSupport
             let hs256 = try await server.request("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO", token: server.server)
             #expect(hs256.status == 200)
         }
+        // With the public keys alone serve starts without a secret, and then no HS256 token gets in.
+        try await TestServer.with(environment: ["WAYMARK_JWT_PUBLIC_KEYS": "\(dir)/trusted.pub", "WAYMARK_JWT_SECRET": ""]) { server in
+            #expect(server.process.stderr.contains("only RS256 tokens"))
+            let accepted = try await server.request("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO", token: trusted)
+            #expect(accepted.status == 200, "\(accepted.text)")
+            let claims = #"{"aud":"waymark","exp":\#(now + 600),"iat":\#(now),"role":"server","provider":"acme"}"#
+            let hs256 = try await server.request("GET", "/v1/providers/acme/vehicles?vehicleTypeCategories=AUTO",
+                                                 token: Self.forge(claims: claims, secret: "any-secret-of-thirty-two-bytes-or-more"))
+            #expect(hs256.status == 401 && hs256.text.contains("HS256 is not accepted"), "\(hs256.text)")
+        }
     }
 
     @Test func everyRoleGetsExactlyItsOperations() async throws {
