@@ -95,6 +95,14 @@ enum ServeCommand {
             api.webhooks.dispatcher.start()
             api.arrivals.start()
             api.retention.start()
+            // Undoes what started before a listener failed to start, in reverse order.
+            func abandon(listeners: [HTTPServer]) async {
+                await api.shutdown()
+                for listener in listeners { await listener.shutdown(grace: .seconds(1)) }
+                await rootWriter?.stop()
+                for runner in runners { await runner.stop() }
+                await store.shutdown()
+            }
             let accessLogger = logger
             let server = HTTPServer(
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
@@ -111,10 +119,7 @@ enum ServeCommand {
             do {
                 try server.start()
             } catch {
-                await api.shutdown()
-                await rootWriter?.stop()
-                for runner in runners { await runner.stop() }
-                await store.shutdown()
+                await abandon(listeners: [])
                 throw error
             }
             logger.info("memory allocator: \(ProcessAllocator.description)")
@@ -126,11 +131,7 @@ enum ServeCommand {
                 do {
                     try started.start()
                 } catch {
-                    await api.shutdown()
-                    await server.shutdown(grace: .seconds(1))
-                    await rootWriter?.stop()
-                    for runner in runners { await runner.stop() }
-                    await store.shutdown()
+                    await abandon(listeners: [server])
                     throw error
                 }
                 api.serveMetricsElsewhere()
@@ -145,11 +146,7 @@ enum ServeCommand {
                 do {
                     try started.start()
                 } catch {
-                    await api.shutdown()
-                    await server.shutdown(grace: .seconds(1))
-                    await rootWriter?.stop()
-                    for runner in runners { await runner.stop() }
-                    await store.shutdown()
+                    await abandon(listeners: [server] + (metricsServer.map { [$0] } ?? []))
                     throw error
                 }
                 grpc = started

@@ -1,3 +1,4 @@
+import HTTP
 import Synchronization
 
 /// Caps the streams (journey and driver feed SSE) one token and one client address hold open.
@@ -28,7 +29,7 @@ package final class StreamQuota: Sendable {
 
     /// Takes a place for one stream of `token` from `address`; the returned closure gives it back
     /// (call it exactly once, when the stream closes).
-    func admit(token: String, address: String) throws(APIError) -> @Sendable () -> Void {
+    private func admit(token: String, address: String) throws(APIError) -> @Sendable () -> Void {
         let refusal = open.withLock { open -> String? in
             if limits.perToken > 0, open.tokens[token, default: 0] >= limits.perToken {
                 return "this token already holds \(limits.perToken) open streams (WAYMARK_STREAMS_PER_TOKEN); close one or retry later"
@@ -53,8 +54,28 @@ package final class StreamQuota: Sendable {
         }
     }
 
-    /// Open streams counted now (for tests and metrics).
-    var counted: (tokens: Int, addresses: Int) {
-        open.withLock { ($0.tokens.values.reduce(0, +), $0.addresses.values.reduce(0, +)) }
+    /// Opens a stream with `open` while holding a place for it: given back when the stream
+    /// closes, or at once when `open` fails.
+    func holding(token: String, address: String, _ open: () async throws(APIError) -> HTTPStream) async throws(APIError) -> HTTPStream {
+        let release = try admit(token: token, address: address)
+        do {
+            let stream = try await open()
+            stream.onClose(release)
+            return stream
+        } catch {
+            release()
+            throw error
+        }
+    }
+
+    /// The fast path's `holding`: nil when a cap is reached or `open` gives nil.
+    func holding(token: String, address: String, _ open: () -> HTTPStream?) -> HTTPStream? {
+        guard let release = try? admit(token: token, address: address) else { return nil }
+        guard let stream = open() else {
+            release()
+            return nil
+        }
+        stream.onClose(release)
+        return stream
     }
 }

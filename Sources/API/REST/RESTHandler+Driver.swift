@@ -38,16 +38,9 @@ extension RESTHandler {
         case .driverFeed(let provider, let vehicleId):
             result = try await drivers.feed(provider: provider, vehicleId: vehicleId, caller: caller)
         case .driverFeedStream(let provider, let vehicleId):
-            let release = try api.streamQuota.admit(token: bearer, address: request.clientAddress)
-            let stream: HTTPStream
-            do {
-                stream = try await drivers.stream(provider: provider, vehicleId: vehicleId, caller: caller, expires: expires,
-                                                  lastEventId: Self.lastEventId(request))
-            } catch {
-                release()
-                throw error
+            let stream = try await api.streamQuota.holding(token: bearer, address: request.clientAddress) { () async throws(APIError) in
+                try await drivers.stream(provider: provider, vehicleId: vehicleId, caller: caller, expires: expires, lastEventId: Self.lastEventId(request))
             }
-            stream.onClose(release)
             return Self.streamResponse(stream)
         }
         return Self.json(result)

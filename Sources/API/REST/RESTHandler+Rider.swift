@@ -47,14 +47,9 @@ extension RESTHandler {
             label = route.label
         case .journeyStream(let provider, let tripId):
             // Over a cap, the ordinary path answers the 429.
-            guard let release = try? api.streamQuota.admit(token: token, address: request.clientAddress) else { return nil }
-            guard let stream = api.riders.streamFromMemory(provider: provider, tripId: tripId, reader: reader,
-                                                           lastEventId: Self.lastEventId(request))
-            else {
-                release()
-                return nil
-            }
-            stream.onClose(release)
+            guard let stream = api.streamQuota.holding(token: token, address: request.clientAddress, {
+                api.riders.streamFromMemory(provider: provider, tripId: tripId, reader: reader, lastEventId: Self.lastEventId(request))
+            }) else { return nil }
             response = Self.streamResponse(stream)
             label = route.label
         default:
@@ -95,15 +90,9 @@ extension RESTHandler {
             return Self.journeyResponse(answer)
         case .journeyStream(let provider, let tripId):
             try query.finish()
-            let release = try api.streamQuota.admit(token: token, address: request.clientAddress)
-            let stream: HTTPStream
-            do {
-                stream = try await riders.stream(provider: provider, tripId: tripId, reader: reader, lastEventId: Self.lastEventId(request))
-            } catch {
-                release()
-                throw error
+            let stream = try await api.streamQuota.holding(token: token, address: request.clientAddress) { () async throws(APIError) in
+                try await riders.stream(provider: provider, tripId: tripId, reader: reader, lastEventId: Self.lastEventId(request))
             }
-            stream.onClose(release)
             return Self.streamResponse(stream)
         case .share(let provider, let tripId):
             try query.finish()

@@ -116,6 +116,7 @@ final class JourneyHub: Sendable {
     /// Starts the ticker (timeouts, heartbeats, expiry, polling) and the listener.
     func start() {
         let pollTicks = max(1, Int(pollInterval / .milliseconds(250)))
+        let recheckTicks = max(1, Int(Self.recheckInterval / .milliseconds(250)))
         let task = Task { [weak self] in
             var tick = 0
             while !Task.isCancelled {
@@ -124,7 +125,7 @@ final class JourneyHub: Sendable {
                 self.expireWaiters(now: .now)
                 tick += 1
                 if tick % 4 == 0 { self.sweep(now: .now) }
-                if tick % max(1, Int(Self.recheckInterval / .milliseconds(250))) == 0 { self.recheckAccess() }
+                if tick % recheckTicks == 0 { self.recheckAccess() }
                 if tick % pollTicks == 0, !(self.readModel.mirror?.isValid ?? false) { self.requestRefresh(nil) }
             }
         }
