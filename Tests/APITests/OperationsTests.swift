@@ -142,6 +142,27 @@ import TestSupport
         }
     }
 
+    /// Lag is shared by every node: it must not take them all out of the load balancer at once.
+    @Test func aLaggingProjectionIsAReadinessWarningAndFailsOnlyTheProjectionsCheck() async throws {
+        try await TestServer.with(environment: ["WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "1"]) { server in
+            expectError(try await server.json("GET", "/readyz?projections=maybe"), 400, "INVALID_ARGUMENT", containing: "projections")
+            // The journey runner's next write blocks on the lock (a table lock takes no transaction id).
+            let lock = try await HeldTransaction.open(server.databaseURL, ["BEGIN", "LOCK TABLE rm_journey IN EXCLUSIVE MODE"])
+            try await server.createVehicle("v-1", keptIsEnough: true)
+            var plain = try await server.request("GET", "/readyz")
+            let lagging = await waitFor(.seconds(30)) {
+                plain = try await server.request("GET", "/readyz")
+                return plain.text.contains("projections behind")
+            }
+            let strict = try await server.request("GET", "/readyz?projections=true")
+            try await lock.release()
+            #expect(lagging, "the held journey projection never showed as lagging: \(plain.text)")
+            #expect(plain.status == 200 && plain.text.contains(#""status":"ready""#) && plain.text.contains("journey"), "\(plain.text)")
+            #expect(strict.status == 503 && strict.text.contains("journey"), "\(strict.text)")
+            #expect(await waitFor(.seconds(30)) { try await server.request("GET", "/readyz?projections=true").status == 200 })
+        }
+    }
+
     @Test func migratedDatabasesEndTransactionsLeftIdleAfterAMinute() async throws {
         try await TestDatabase.withTestDatabase { url in
             try await Blocking.run {

@@ -1,10 +1,14 @@
 import Postgres
 import Projections
 
-/// `/readyz`: the database answers and every projection has applied all events older than 5 s.
+/// `/readyz`: whether this node can serve, which is whether its database answers.
 ///
-/// Asked of the database, not of this node's runners, so a standby node reports the truth about
-/// the projections another node maintains.
+/// Projection lag is shared by every node (the read models live in the database), so failing
+/// readiness on it would take a whole deployment out of its load balancer at once. Lag is a
+/// warning here and a metric; `/readyz?projections=true` is the strict check (503 when any
+/// projection has not applied an event older than 5 s) for deploy gates and alerts. Asked of the
+/// database, not of this node's runners, so a standby node reports the truth about the
+/// projections another node maintains.
 ///
 /// The feed is read only below the oldest running transaction (DESIGN.md §3), so one transaction
 /// left open anywhere on the cluster holds every projection back, and the lag check above cannot
@@ -33,7 +37,8 @@ struct Readiness: Sendable {
         var holder: String?
     }
 
-    func check() async -> Report {
+    /// - Parameter projections: lagging projections make the report not ready (else a warning).
+    func check(projections strict: Bool = false) async -> Report {
         do {
             let result = try await pool.query("""
                 SELECT p.name, EXISTS (
@@ -46,8 +51,16 @@ struct Readiness: Sendable {
                 ORDER BY p.name
                 """, [PostgresText.arrayLiteral(projections), String(maximumLagSeconds)])
             let behind = try result.rows.compactMap { row in try row.bool(1) ? try row.string(0) : nil }
-            var report = Report(ready: behind.isEmpty, behind: behind,
-                                problem: behind.isEmpty ? nil : "projections behind by more than \(maximumLagSeconds) s: \(behind.joined(separator: ", "))")
+            let lag = "projections behind by more than \(maximumLagSeconds) s: \(behind.joined(separator: ", "))"
+            var report = Report(ready: true, behind: behind)
+            if !behind.isEmpty {
+                if strict {
+                    report.ready = false
+                    report.problem = lag
+                } else {
+                    report.warnings.append(lag)
+                }
+            }
             let horizon = try await self.horizon()
             if horizon.ageSeconds > horizonWarningSeconds {
                 report.warnings.append("the event feed's horizon is held back \(Int(horizon.ageSeconds)) s by an open transaction (\(horizon.holder ?? "not visible to this role")): projections wait until it ends")

@@ -60,8 +60,9 @@ package final class RESTHandler: HTTPHandler {
             try query.finish()
             return Self.json(["status": "ok"])
         case .readyz:
+            let strict = try query.value("projections").map { v throws(APIError) in try ProtoValue.bool(QueryParameters.json(v), at: "projections") } ?? false
             try query.finish()
-            let report = await api.readiness.check()
+            let report = await api.readiness.check(projections: strict)
             var members: [(String, JSONValue)] = [("status", .string(report.ready ? "ready" : "not ready"))]
             if let problem = report.problem { members.append(("reason", .string(problem))) }
             if !report.warnings.isEmpty { members.append(("warnings", .array(report.warnings.map { .string($0) }))) }
