@@ -96,6 +96,7 @@ extension RouteAuditProjection {
             ("avoidTunnels", p.options.avoidTunnels ? .bool(true) : nil),
             ("avoidVignettes", J.list(p.options.avoidVignettes.map(JSONValue.string))),
             ("rerouteTimeToleranceSeconds", p.rerouteStrategy.timeToleranceSeconds.map(J.int)),
+            ("rerouteStrategy", p.rerouteStrategy.basis.map { .string($0.rawValue) }),
         ])
     }
 

@@ -191,6 +191,18 @@ import TestSupport
             #expect(try await server.eventCount() == planned)
             let (status, answer) = try await server.json("POST", path, #"{"routeStatus":"NETWORK_ERROR","routeTokenExecutionStatus":"TOKEN_IGNORED_OTHER"}"#, token: Self.driver(server))
             #expect(status == 200, "\(answer)")
+            // The Navigation SDK's route description, as the driver app has it: names nested, enums as the iOS SDK prints them.
+            let sdk = #"{"routeStatus":"OK","routeTokenExecutionDetails":{"tokenExecutionStatus":"tokenSuccessfullyApplied","resolvedParameters":{"travelMode":"DRIVE","avoidFerries":true,"rerouteStrategy":"bestBasedOnTokenParameters"}}}"#
+            let (sdkStatus, sdkAnswer) = try await server.json("POST", path, sdk, token: Self.driver(server))
+            #expect(sdkStatus == 200, "\(sdkAnswer)")
+            var execution: JSONValue?
+            let audited = await waitFor(.seconds(20)) {
+                execution = try await server.json("GET", "\(Self.tripPath)/routeAudit", token: server.token(.auditor)).1["routeTokenExecution"]
+                return execution?["status"]?.stringValue == "TOKEN_SUCCESSFULLY_APPLIED"
+            }
+            #expect(audited, "\(execution ?? .null)")
+            #expect(execution?["resolvedParameters"]?["rerouteStrategy"]?.stringValue == "BEST_BASED_ON_TOKEN_PARAMETERS", "\(execution ?? .null)")
+            #expect(execution?["resolvedParameters"]?["avoidFerries"] == .bool(true), "\(execution ?? .null)")
         }
     }
 

@@ -186,11 +186,37 @@ enum RoutePlanJSON {
         return options
     }
 
+    static let rerouteBasis = ProtoEnum(values: RerouteStrategy.Basis.allCases.enumerated().map { ($0.element.rawValue, $0.offset) })
+
+    /// `{"timeToleranceSeconds": N}` (Waymark's object), or the Navigation SDK's reroute strategy
+    /// enum by name (`BEST_BASED_ON_TOKEN_PARAMETERS`, or the SDK's `bestBasedOnTokenParameters`) or number.
     static func rerouteStrategy(_ value: JSONValue, at path: String) throws(APIError) -> RerouteStrategy {
-        var object = try ProtoObject(value, at: path)
-        let tolerance = try object.take("timeToleranceSeconds").map { v throws(APIError) in try ProtoValue.int32(v, at: object.path("timeToleranceSeconds")) }
-        try object.finish()
-        return RerouteStrategy(timeToleranceSeconds: tolerance)
+        switch value {
+        case .string, .number:
+            return RerouteStrategy(basis: try ProtoValue.enumeration(sdkEnum(value), rerouteBasis, at: path, as: RerouteStrategy.Basis.self))
+        default:
+            var object = try ProtoObject(value, at: path)
+            let tolerance = try object.take("timeToleranceSeconds").map { v throws(APIError) in try ProtoValue.int32(v, at: object.path("timeToleranceSeconds")) }
+            let basis = try object.take("basis").map { v throws(APIError) in
+                try ProtoValue.enumeration(sdkEnum(v), rerouteBasis, at: object.path("basis"), as: RerouteStrategy.Basis.self)
+            }
+            try object.finish()
+            return RerouteStrategy(timeToleranceSeconds: tolerance, basis: basis)
+        }
+    }
+
+    /// An enum name as the iOS Navigation SDK spells it (`tokenSuccessfullyApplied`) in Fleet
+    /// Engine's style (`TOKEN_SUCCESSFULLY_APPLIED`); anything else unchanged.
+    static func sdkEnum(_ value: JSONValue) -> JSONValue {
+        guard case .string(let text) = value, let first = text.unicodeScalars.first, first.properties.isLowercase,
+              text.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || (48...57).contains($0.value)) })
+        else { return value }
+        var snake = ""
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isUppercase { snake.append("_") }
+            snake.unicodeScalars.append(scalar)
+        }
+        return .string(snake.uppercased())
     }
 
     /// `:selectRoute`: `{"routeIndex": N}`.
@@ -212,29 +238,49 @@ enum RoutePlanJSON {
 
     /// `{"tripId"?, "routeStatus", "routeTokenExecutionStatus", "resolvedParameters": {"travelMode",
     /// "avoidTolls", "avoidHighways", "avoidFerries", "avoidTunnels", "avoidVignettes", "rerouteStrategy"}}`.
+    ///
+    /// The Navigation SDK's names are accepted too: `tokenExecutionStatus` for the status, and its
+    /// route description's shape with status and parameters nested under `routeTokenExecutionDetails`.
+    /// Enum values may be spelled as the iOS SDK prints them (`tokenSuccessfullyApplied`).
     static func tokenReport(_ body: JSONValue) throws(APIError) -> TokenReport {
         var object = try ProtoObject(body, at: "")
         let tripId = try object.take("tripId").map { v throws(APIError) in try ProtoValue.string(v, at: "tripId") }
-        let status = try object.take("routeStatus").map { v throws(APIError) in try ProtoValue.enumeration(v, routeStatus, at: "routeStatus", as: RouteStatus.self) }
-        guard let executionValue = try object.take("routeTokenExecutionStatus") else {
-            throw .invalidArgument("routeTokenExecutionStatus is required (e.g. TOKEN_SUCCESSFULLY_APPLIED)")
+        let status = try object.take("routeStatus").map { v throws(APIError) in try ProtoValue.enumeration(sdkEnum(v), routeStatus, at: "routeStatus", as: RouteStatus.self) }
+        var details = try object.take("routeTokenExecutionDetails").map { v throws(APIError) in try ProtoObject(v, at: "routeTokenExecutionDetails") }
+        var statuses: [(path: String, value: JSONValue)] = []
+        for name in ["routeTokenExecutionStatus", "tokenExecutionStatus"] {
+            if let value = try object.take(name) { statuses.append((name, value)) }
+            if let value = try details?.take(name), let path = details?.path(name) { statuses.append((path, value)) }
         }
-        let execution = try ProtoValue.enumeration(executionValue, tokenExecutionStatus, at: "routeTokenExecutionStatus", as: RouteTokenExecutionStatus.self)
+        guard let (statusPath, executionValue) = statuses.first else {
+            throw .invalidArgument("routeTokenExecutionStatus (or the SDK's routeTokenExecutionDetails.tokenExecutionStatus) is required (e.g. TOKEN_SUCCESSFULLY_APPLIED)")
+        }
+        guard statuses.count == 1 else {
+            throw .invalidArgument("the token execution status is given \(statuses.count) times (\(statuses.map(\.path).joined(separator: ", "))): give it once")
+        }
+        let execution = try ProtoValue.enumeration(sdkEnum(executionValue), tokenExecutionStatus, at: statusPath, as: RouteTokenExecutionStatus.self)
+        let flatParameters = try object.take("resolvedParameters")
+        let nestedParameters = try details?.take("resolvedParameters")
+        try details?.finish()
+        guard flatParameters == nil || nestedParameters == nil else {
+            throw .invalidArgument("resolvedParameters is given twice (at the top level and in routeTokenExecutionDetails): give it once")
+        }
+        let parametersPath = nestedParameters == nil ? "resolvedParameters" : "routeTokenExecutionDetails.resolvedParameters"
         var resolved: ResolvedRoutingParameters?
-        if let parameters = try object.take("resolvedParameters") {
-            var p = try ProtoObject(parameters, at: "resolvedParameters")
-            let mode = try p.take("travelMode").map { v throws(APIError) in try ProtoValue.enumeration(v, travelMode, at: "resolvedParameters.travelMode", as: TravelMode.self) } ?? .unspecified
-            let reroute = try p.take("rerouteStrategy").map { v throws(APIError) in try rerouteStrategy(v, at: "resolvedParameters.rerouteStrategy") } ?? .default
+        if let parameters = flatParameters ?? nestedParameters {
+            var p = try ProtoObject(parameters, at: parametersPath)
+            let mode = try p.take("travelMode").map { v throws(APIError) in try ProtoValue.enumeration(sdkEnum(v), travelMode, at: p.path("travelMode"), as: TravelMode.self) } ?? .unspecified
+            let reroute = try p.take("rerouteStrategy").map { v throws(APIError) in try rerouteStrategy(v, at: p.path("rerouteStrategy")) } ?? .default
             var options = RoutingOptions()
             func flag(_ name: String) throws(APIError) -> Bool {
-                try p.take(name).map { v throws(APIError) in try ProtoValue.bool(v, at: "resolvedParameters.\(name)") } ?? false
+                try p.take(name).map { v throws(APIError) in try ProtoValue.bool(v, at: p.path(name)) } ?? false
             }
             options.avoidTolls = try flag("avoidTolls")
             options.avoidHighways = try flag("avoidHighways")
             options.avoidFerries = try flag("avoidFerries")
             options.avoidTunnels = try flag("avoidTunnels")
             options.avoidVignettes = try p.take("avoidVignettes").map { v throws(APIError) in
-                try FleetEngineValues.list(v, at: "resolvedParameters.avoidVignettes") { e, q throws(APIError) in try ProtoValue.string(e, at: q) }
+                try FleetEngineValues.list(v, at: p.path("avoidVignettes")) { e, q throws(APIError) in try ProtoValue.string(e, at: q) }
             } ?? []
             try p.finish()
             resolved = ResolvedRoutingParameters(travelMode: mode, options: options, rerouteStrategy: reroute)
