@@ -30,6 +30,8 @@ package final class WaymarkAPI: Sendable {
     package let metrics = Metrics()
     /// Open streams per token and per client address (`StreamQuota`).
     package let streamQuota: StreamQuota
+    /// Which other origins may call the rider routes.
+    package let cors: CORSPolicy
     package let authenticator: Authenticator
     let readiness: Readiness
     let runners: [ProjectionRunner]
@@ -57,6 +59,7 @@ package final class WaymarkAPI: Sendable {
     ///   - ingestBacklog: how many events of this node's batch ingest the journey and fleet projections may be behind
     ///     before `reportLocations` waits for them (`IngestPacer`; 0: never).
     ///   - streamLimits: how many streams one token and one client address may hold open.
+    ///   - cors: which other origins' browser apps may call the rider routes (`WAYMARK_CORS_ORIGINS`).
     ///   - timeTravelMaxEvents: the most events one `asOf` read may replay; past it the read is refused (400) before
     ///     the vehicles' histories are read.
     package init(store: EventStore, runners: [ProjectionRunner], authenticator: Authenticator, mirror: DocumentMirror? = nil,
@@ -67,8 +70,9 @@ package final class WaymarkAPI: Sendable {
                  replica: ReadRouter.Replica? = nil, journeyPollInterval: Duration = .seconds(1),
                  aggregateCache: Int = WaymarkAPI.defaultAggregateCache, retention retentionSettings: RetentionSweep.Settings = .init(),
                  ingestBacklog: Int = IngestPacer.defaultMaximumBacklog, streamLimits: StreamQuota.Limits = .init(),
-                 timeTravelMaxEvents: Int = AuditService.defaultTimeTravelMaxEvents) {
+                 timeTravelMaxEvents: Int = AuditService.defaultTimeTravelMaxEvents, cors: CORSPolicy = .off) {
         streamQuota = StreamQuota(streamLimits)
+        self.cors = cors
         self.store = store
         reads = ReadRouter(primary: store.pool, replica: replica)
         self.runners = runners

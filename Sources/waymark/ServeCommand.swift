@@ -88,7 +88,7 @@ enum ServeCommand {
                                  webhooks: webhookSettings.dispatcher, arrivals: arrivals, replica: replica,
                                  journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache, retention: retention.sweep,
                                  ingestBacklog: http.ingestBacklog, streamLimits: streamLimits.quota,
-                                 timeTravelMaxEvents: audit.timeTravelMaxEvents)
+                                 timeTravelMaxEvents: audit.timeTravelMaxEvents, cors: http.cors)
             for runner in runners { runner.start() }
             let rootWriter = audit.writer(store: store, logger: logger)
             rootWriter?.start()

@@ -93,6 +93,8 @@ struct HTTPSettings {
     var ingestBacklog: Int
     /// `WAYMARK_METRICS_ADDRESS` (`host:port`, IPv4): `/metrics` on a listener of its own instead of the public one.
     var metricsAddress: (host: String, port: UInt16)?
+    /// `WAYMARK_CORS_ORIGINS`: the origins whose browser apps may call the rider routes (off by default).
+    var cors: CORSPolicy
 
     static func load(_ environment: [String: String], flags: Flags) throws -> HTTPSettings {
         let host = flags.value("host") ?? environment["WAYMARK_HTTP_HOST"] ?? "127.0.0.1"
@@ -135,7 +137,14 @@ struct HTTPSettings {
             }
             metricsAddress = (String(parts[0]), metricsPort)
         }
+        let cors: CORSPolicy
+        do {
+            cors = try CORSPolicy.parse(environment["WAYMARK_CORS_ORIGINS"] ?? "")
+        } catch {
+            throw UsageError(error.description)
+        }
         return HTTPSettings(host: host, port: port, threads: threads, maxBodyBytes: maxBody, publicKeys: keys, consistencyTimeoutSeconds: consistency,
-                            publicURL: publicURL, horizonWarningSeconds: horizonWarning, ingestBacklog: ingestBacklog, metricsAddress: metricsAddress)
+                            publicURL: publicURL, horizonWarningSeconds: horizonWarning, ingestBacklog: ingestBacklog, metricsAddress: metricsAddress,
+                            cors: cors)
     }
 }

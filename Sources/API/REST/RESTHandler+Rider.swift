@@ -36,7 +36,7 @@ extension RESTHandler {
         let header = request.header("authorization")
         guard (header == nil) != (accessToken == nil) else { return nil }
         guard let token = accessToken ?? (try? Authenticator.bearerToken(header)), let reader = api.riders.cachedReader(token: token) else { return nil }
-        let response: HTTPResponse
+        var response: HTTPResponse
         let label: String
         switch route {
         case .journey(let provider, let tripId):
@@ -58,6 +58,7 @@ extension RESTHandler {
         let elapsed = ContinuousClock.now - started
         api.metrics.observe(route: label, method: request.method, status: response.status,
                             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        crossOrigin(&response, request)
         return response
     }
 

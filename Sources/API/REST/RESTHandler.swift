@@ -14,7 +14,36 @@ package final class RESTHandler: HTTPHandler {
     }
 
     package func respond(to request: HTTPRequest) async -> HTTPResponse {
-        await withReadRouting(request) { await self.dispatch(request) }
+        var response = await withReadRouting(request) { await self.dispatch(request) }
+        crossOrigin(&response, request)
+        return response
+    }
+
+    /// Adds CORS headers to the answer of a rider route called from an allowed origin.
+    func crossOrigin(_ response: inout HTTPResponse, _ request: HTTPRequest) {
+        guard api.cors.origins != nil, request.method != "OPTIONS", let origin = request.header("origin"),
+              let route = try? RiderRoute.match(method: request.method, path: request.path), route.allowsCrossOrigin
+        else { return }
+        api.cors.decorate(&response, origin: origin)
+    }
+
+    /// A CORS preflight of a rider route; nil for any other request (which then gets its usual
+    /// answer, 405 for OPTIONS). PERMISSION_DENIED when the origin or method is not allowed.
+    private func preflight(_ request: HTTPRequest) throws(APIError) -> HTTPResponse? {
+        guard request.method == "OPTIONS", let method = request.header("access-control-request-method"),
+              let route = try? RiderRoute.match(method: method, path: request.path)
+        else { return nil }
+        let origin = request.header("origin")
+        guard api.cors.origins != nil else {
+            throw .permissionDenied("cross-origin requests are off on this server (set WAYMARK_CORS_ORIGINS to allow a rider app's origin)")
+        }
+        guard route.allowsCrossOrigin else {
+            throw .permissionDenied("\(method) \(request.path) is not available to other origins (only the rider routes are)")
+        }
+        guard let answer = api.cors.preflight(origin: origin, methods: route.corsMethods) else {
+            throw .permissionDenied("origin \(String((origin ?? "(none)").prefix(200)).debugDescription) is not in WAYMARK_CORS_ORIGINS")
+        }
+        return answer
     }
 
     private func dispatch(_ request: HTTPRequest) async -> HTTPResponse {
@@ -23,7 +52,10 @@ package final class RESTHandler: HTTPHandler {
         let response: HTTPResponse
         do throws(APIError) {
             try Self.validatePath(request.path)
-            if let webhook = try WebhookRoute.match(method: request.method, path: request.path) {
+            if let preflight = try preflight(request) {
+                label = "CORSPreflight"
+                response = preflight
+            } else if let webhook = try WebhookRoute.match(method: request.method, path: request.path) {
                 label = webhook.label
                 response = try await handleWebhook(webhook, request)
             } else if let rider = try RiderRoute.match(method: request.method, path: request.path) {

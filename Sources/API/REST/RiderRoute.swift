@@ -37,6 +37,23 @@ enum RiderRoute: Sendable, Hashable {
         }
     }
 
+    /// Whether a rider's browser app on another origin may call it (`CORSPolicy`): everything but
+    /// changing the provider's journey style.
+    var allowsCrossOrigin: Bool {
+        switch self {
+        case .updateJourneyStyle: false
+        default: true
+        }
+    }
+
+    /// The methods a preflight for this operation allows.
+    var corsMethods: [String] {
+        switch self {
+        case .share, .unshare: ["POST"]
+        default: ["GET", "HEAD"]
+        }
+    }
+
     /// The route for a request; nil when the path is not a rider path (the Fleet Engine routes get it);
     /// METHOD_NOT_ALLOWED for a rider path with another method.
     static func match(method: String, path: String) throws(APIError) -> RiderRoute? {
