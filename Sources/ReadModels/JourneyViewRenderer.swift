@@ -84,17 +84,22 @@ enum JourneyViewRenderer {
                 ("visible", .bool(false)),
                 ("locationUpdateTime", frozen?["locationUpdateTime"]?.stringValue.map(JSONValue.string) ?? .null),
                 ("stale", frozen?["stale"]?.boolValue.map(JSONValue.bool) ?? .null),
+                ("staleTime", frozen?["staleTime"]?.stringValue.map(JSONValue.string) ?? .null),
             ]))
         }
         let location = serving.vehicle.lastLocation
         var stale = JSONValue.null
+        var staleTime: Timestamp?
         if let reportedAt = location?.serverTime ?? location?.updateTime {
+            // Judged here against the trip's events (a rebuild renders the same); readers judge
+            // it again by the clock against `staleTime` (`JourneySnapshot.seen(at:)`).
             stale = .bool((newest ?? reportedAt).seconds(since: reportedAt) > staleAfterSeconds)
+            staleTime = reportedAt.adding(seconds: staleAfterSeconds)
         }
-        return vehicleMarker(location: location, visible: location != nil, stale: stale)
+        return vehicleMarker(location: location, visible: location != nil, stale: stale, staleTime: staleTime)
     }
 
-    private static func vehicleMarker(location: VehicleLocation?, visible: Bool, stale: JSONValue) -> JSONValue {
+    private static func vehicleMarker(location: VehicleLocation?, visible: Bool, stale: JSONValue, staleTime: Timestamp?) -> JSONValue {
         let heading: JSONValue = location?.heading.map { .number(JSONNumber(Int($0.rounded()) % 360)) } ?? .null
         return .object(JSONObject([
             ("type", .string("TRIP_VEHICLE")),
@@ -103,6 +108,7 @@ enum JourneyViewRenderer {
             ("visible", .bool(visible)),
             ("locationUpdateTime", time(location?.updateTime)),
             ("stale", stale),
+            ("staleTime", time(staleTime)),
         ]))
     }
 

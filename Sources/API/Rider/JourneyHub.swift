@@ -54,12 +54,14 @@ final class JourneyHub: Sendable {
 
     private struct Subscription {
         let stream: HTTPStream
+        /// The `rank` of the last snapshot sent.
         var lastSent: Int64?
         var lastWrite: ContinuousClock.Instant
         let access: Access
     }
 
     private struct Waiter {
+        /// The `rank` of the snapshot the caller has.
         let after: Int64
         let deadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<WaitResult, Never>
@@ -174,7 +176,7 @@ final class JourneyHub: Sendable {
     func memorySnapshot(_ key: String) -> Lookup {
         guard let mirrored = readModel.memoryDocument(Self.viewsCollection, key) else { return .unknown }
         guard let document = mirrored else { return .missing }
-        return snapshot(key, of: document).map(Lookup.found) ?? .missing
+        return snapshot(key, of: document).map { Lookup.found($0.seen(at: clock())) } ?? .missing
     }
 
     /// The current view of a trip, from memory when possible, else from the table; nil when there is none.
@@ -185,7 +187,7 @@ final class JourneyHub: Sendable {
         case .unknown: break
         }
         guard let document = try await readModel.documents(Self.viewsCollection, keys: [key])[key] else { return nil }
-        return snapshot(key, of: document)
+        return snapshot(key, of: document)?.seen(at: clock())
     }
 
     /// The encoded snapshot of a view document: the cached one when its version matches, else made and cached.
@@ -208,8 +210,9 @@ final class JourneyHub: Sendable {
 
     // MARK: - Long polls
 
-    /// Waits until the view of `key` is no longer at version `after`, it is deleted, or `timeout` passes.
-    func wait(_ key: String, after version: Int64, timeout: Duration) async -> WaitResult {
+    /// Waits until the view of `key` moves past the snapshot of rank `after` (a new version, or the
+    /// vehicle turning stale), it is deleted, or `timeout` passes.
+    func wait(_ key: String, after rank: Int64, timeout: Duration) async -> WaitResult {
         let deadline = ContinuousClock.now + timeout
         return await withCheckedContinuation { (continuation: CheckedContinuation<WaitResult, Never>) in
             let immediate = subscribers.withLock { state -> WaitResult? in
@@ -217,11 +220,11 @@ final class JourneyHub: Sendable {
                 // A change that landed after the caller looked: answer now (memory only; the poller covers the rest).
                 if let mirrored = readModel.memoryDocument(Self.viewsCollection, key) {
                     guard let document = mirrored else { return .deleted }
-                    if document["version"]?.int64Value != version { return .changed }
+                    if snapshot(key, of: document)?.seen(at: clock()).rank != rank { return .changed }
                 }
                 let id = state.nextId
                 state.nextId += 1
-                state.waiters[key, default: [:]][id] = Waiter(after: version, deadline: deadline, continuation: continuation)
+                state.waiters[key, default: [:]][id] = Waiter(after: rank, deadline: deadline, continuation: continuation)
                 return nil
             }
             if let immediate { continuation.resume(returning: immediate) }
@@ -250,7 +253,7 @@ final class JourneyHub: Sendable {
     func subscribe(_ key: String, stream: HTTPStream, lastEventId: Int64?, access: Access, initial: JourneySnapshot) {
         let now = ContinuousClock.now
         // A Last-Event-ID above the current version belongs to another lifecycle of the trip id: start afresh.
-        let resumeFrom = lastEventId.flatMap { $0 <= initial.version ? $0 : nil }
+        let resumeFrom = lastEventId.flatMap { $0 <= initial.version ? JourneySnapshot.rank(ofVersion: $0) : nil }
         let id = subscribers.withLock { state -> UInt64 in
             let id = state.nextId
             state.nextId += 1
@@ -259,7 +262,7 @@ final class JourneyHub: Sendable {
             return id
         }
         // A change applied between the caller's read and the registration was delivered to others only.
-        if case .found(let latest) = memorySnapshot(key), latest.version > initial.version {
+        if case .found(let latest) = memorySnapshot(key), latest.rank > initial.rank {
             subscribers.withLock { state in offer(latest, to: id, key: key, in: &state, now: .now) }
         }
     }
@@ -267,16 +270,16 @@ final class JourneyHub: Sendable {
     /// Writes `snapshot` to one stream if it is newer than what the stream has; ends the stream at trip end.
     private func offer(_ snapshot: JourneySnapshot, to id: UInt64, key: String, in state: inout Subscribers, now: ContinuousClock.Instant) {
         guard var subscription = state.streams[key]?[id] else { return }
-        if subscription.lastSent.map({ snapshot.version > $0 }) ?? true {
+        if subscription.lastSent.map({ snapshot.rank > $0 }) ?? true {
             guard subscription.stream.write(snapshot.frame) else {
                 remove(id, key: key, in: &state)
                 return
             }
-            subscription.lastSent = snapshot.version
+            subscription.lastSent = snapshot.rank
             subscription.lastWrite = now
             state.streams[key]?[id] = subscription
         }
-        if let reason = snapshot.endReason, subscription.lastSent == snapshot.version {
+        if let reason = snapshot.endReason, subscription.lastSent.map({ $0 >= snapshot.rank }) == true {
             subscription.stream.finish(JourneySnapshot.endFrame(reason))
             remove(id, key: key, in: &state)
         }
@@ -296,14 +299,15 @@ final class JourneyHub: Sendable {
         }
     }
 
-    /// Delivers a new version to every stream and long poll of its trip.
-    private func deliver(_ snapshot: JourneySnapshot) {
-        let key = snapshot.key
+    /// Delivers a new version (or its stale variant) to every stream and long poll of its trip.
+    private func deliver(_ fresh: JourneySnapshot) {
+        let key = fresh.key
+        let snapshot = fresh.seen(at: clock())
         let woken = subscribers.withLock { state -> [Waiter] in
             let now = ContinuousClock.now
             for id in (state.streams[key] ?? [:]).keys.sorted() { offer(snapshot, to: id, key: key, in: &state, now: now) }
             var woken: [Waiter] = []
-            for (id, waiter) in state.waiters[key] ?? [:] where waiter.after != snapshot.version {
+            for (id, waiter) in state.waiters[key] ?? [:] where waiter.after < snapshot.rank {
                 woken.append(waiter)
                 state.waiters[key]?.removeValue(forKey: id)
             }
@@ -369,10 +373,16 @@ final class JourneyHub: Sendable {
         }
     }
 
-    /// Once a second: drop closed streams, end expired ones, check share links, send heartbeats.
+    /// Once a second: drop closed streams, end expired ones, check share links, send heartbeats,
+    /// and push the stale variant of views whose vehicle went silent.
     private func sweep(now: ContinuousClock.Instant) {
         let time = clock()
         let unix = time.microsecondsSinceEpoch / 1_000_000
+        let watched = subscribers.withLock { Set($0.streams.keys).union($0.waiters.keys) }
+        let turnedStale = cache.withLock { cache in
+            watched.compactMap { key in cache[key].flatMap { $0.staleTime.map { at in at <= time } == true ? $0 : nil } }
+        }
+        for snapshot in turnedStale { deliver(snapshot) }
         subscribers.withLock { state in
             for key in Array(state.streams.keys) {
                 checkLinks(key, in: &state, at: time)

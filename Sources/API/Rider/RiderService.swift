@@ -152,7 +152,7 @@ package final class RiderService: Sendable {
         guard let current = try await hub.snapshot(key) else { throw Self.journeyNotFound(provider, tripId) }
         guard let ifNoneMatch, Self.matches(ifNoneMatch, current.etag) else { return .view(current) }
         guard waitSeconds > 0 else { return .notModified(current) }
-        switch await hub.wait(key, after: current.version, timeout: .seconds(waitSeconds)) {
+        switch await hub.wait(key, after: current.rank, timeout: .seconds(waitSeconds)) {
         case .timedOut:
             return .notModified(current)
         case .deleted:
@@ -161,7 +161,7 @@ package final class RiderService: Sendable {
             // Access may have ended meanwhile (a revoked link): check again before answering.
             try await authorizeJourney(reader, provider: provider, tripId: tripId)
             guard let next = try await hub.snapshot(key) else { throw Self.journeyNotFound(provider, tripId) }
-            return next.version == current.version ? .notModified(next) : .view(next)
+            return next.rank == current.rank ? .notModified(next) : .view(next)
         }
     }
 
