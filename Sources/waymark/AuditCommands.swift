@@ -7,11 +7,60 @@ import Signing
 /// `waymark verify`, `waymark export` and `waymark import`: tamper evidence and the round trip
 /// of the event log through a file.
 enum AuditCommands {
+    static let verifySpec = CommandSpec(
+        name: "verify", synopsis: "[--stream S] [--since T] [--page-size N] | verify --file FILE",
+        summary: """
+            Recomputes every stream's hash chain, and every signed root when WAYMARK_AUDIT_KEY is set;
+            prints one line per broken stream or root and exits 1 on any break, else `verify OK: ...`.
+            With --file it verifies an export or archive file on its own, without a database.
+            """,
+        flags: [
+            .value("stream", "S", "check this stream only"),
+            .value("since", "T", "check events recorded at or after T (RFC 3339), each stream from the stored hash before"),
+            .value("page-size", "N", "rows per keyset page (5000)"),
+            .value("file", "FILE", "verify this export or archive file instead of the database"),
+        ] + CommandSpec.Flag.database)
+
+    static let exportSpec = CommandSpec(
+        name: "export", synopsis: "--provider P [--since T] [--until T] [--stream S] [--format ndjson|csv]",
+        summary: """
+            Writes the provider's events to stdout in feed order (COPY), one NDJSON line or CSV row per
+            event; progress on stderr.
+            """,
+        flags: [
+            .value("provider", "P", "whose events (required)"),
+            .value("since", "T", "events recorded at or after T (RFC 3339)"),
+            .value("until", "T", "events recorded before T (RFC 3339)"),
+            .value("stream", "S", "this stream only"),
+            .value("format", "F", "ndjson or csv (ndjson)"),
+        ] + CommandSpec.Flag.database)
+
+    static let importSpec = CommandSpec(
+        name: "import", synopsis: "FILE",
+        summary: """
+            Loads an NDJSON export into an empty database in one transaction, keeping positions, versions,
+            ids, recorded times and hashes, and verifies every chain before committing.
+            """,
+        flags: CommandSpec.Flag.database,
+        operands: 1)
+
+    static let archiveSpec = CommandSpec(
+        name: "archive", synopsis: "--before T --to FILE",
+        summary: """
+            Moves the vehicle events of every whole day before T (never today's) to FILE: exported,
+            verified, anchored in audit_anchors, then the daily partitions are dropped. Nothing is dropped
+            unless the file verifies.
+            """,
+        flags: [
+            .value("before", "T", "archive days that end at or before T (RFC 3339; required)"),
+            .value("to", "FILE", "the archive file to write (required; must not exist)"),
+        ] + CommandSpec.Flag.database)
+
     /// `verify [--stream S] [--since T]`: recomputes every hash chain and, when
     /// `WAYMARK_AUDIT_KEY` is set, every signed root; one line per broken stream or root on
     /// stdout and exit status 1 on any break, else a summary and exit status 0.
     static func verify(_ arguments: [String], environment: [String: String]) async throws {
-        let flags = try Flags(arguments)
+        let flags = try Flags(arguments, for: verifySpec)
         if let file = flags.value("file") { return try verifyFile(file) }
         let settings = try Settings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.verify", minimum: settings.logLevel)
@@ -50,7 +99,7 @@ enum AuditCommands {
     /// `export --provider P [--since T] [--until T] [--stream S] [--format ndjson|csv]`: the
     /// provider's events to stdout in feed order, with a progress line on stderr when it is a terminal.
     static func export(_ arguments: [String], environment: [String: String]) async throws {
-        let flags = try Flags(arguments)
+        let flags = try Flags(arguments, for: exportSpec)
         let settings = try Settings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.export", minimum: settings.logLevel)
         guard let provider = flags.value("provider"), !provider.isEmpty else { throw UsageError("export needs --provider P") }
@@ -76,7 +125,7 @@ enum AuditCommands {
 
     /// `import FILE`: loads an NDJSON export into an empty database and verifies it.
     static func importFile(_ arguments: [String], environment: [String: String]) async throws {
-        let flags = try Flags(arguments)
+        let flags = try Flags(arguments, for: importSpec)
         let settings = try Settings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.import", minimum: settings.logLevel)
         guard flags.positional.count == 1, let path = flags.positional.first else { throw UsageError("import needs exactly one FILE (an NDJSON export)") }
@@ -115,7 +164,7 @@ enum AuditCommands {
     /// `archive --before T --to FILE`: exports the vehicle events of every whole daily partition
     /// before T (and before today), verifies the file, records each stream's anchor and drops the partitions.
     static func archive(_ arguments: [String], environment: [String: String]) async throws {
-        let flags = try Flags(arguments)
+        let flags = try Flags(arguments, for: archiveSpec)
         let settings = try Settings.load(environment, flags: flags)
         let logger = Logger(label: "waymark.archive", minimum: settings.logLevel)
         guard let cutoff = try time(flags, "before") else { throw UsageError("archive needs --before T (RFC 3339)") }

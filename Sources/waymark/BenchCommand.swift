@@ -21,19 +21,89 @@ enum BenchCommand {
     static let submitterCounts = [1, 4]
     static let concurrentWriters = 16
 
+    /// Every benchmark: `bench NAME --help` prints its own usage.
+    static let spec = CommandSpec(
+        name: "bench", synopsis: "append|rebuild|export|http|ingest|grpc|peer|memory [options]",
+        summary: """
+            Benchmarks, each measured beside its reference in one run, on a scratch database of its own on
+            DATABASE_URL or the embedded cluster (dropped afterwards unless --keep). Figures are ratios to
+            the reference of the same run: this machine is shared and noisy.
+            """,
+        subcommands: [
+            CommandSpec(name: "bench append", synopsis: "[--events N] [--seconds S] [--format text|markdown] [--keep]",
+                        summary: "Appends beside the raw COPY ceiling: batched appends (1 and 4 submitters), then single-event appends (1 and 16 writers).",
+                        flags: [.value("events", "N", "events of the ceiling and batched cases (200000)"),
+                                .value("seconds", "S", "how long each single-append case runs (5)")] + common),
+            CommandSpec(name: "bench rebuild", synopsis: "[--events N] [--format text|markdown] [--keep]",
+                        summary: "Rebuilds of each read model beside the raw read ceiling (COPY of the feed), on N simulated events.",
+                        flags: [.value("events", "N", "simulated events (1000000)")] + common),
+            CommandSpec(name: "bench export", synopsis: "[--events N] [--format text|markdown] [--keep]",
+                        summary: "waymark export (NDJSON and CSV) beside a plain COPY of the same rows, and waymark verify's rate, on N events.",
+                        flags: [.value("events", "N", "events of one provider (1000000)")] + common),
+            CommandSpec(name: "bench http", synopsis: "[--seconds 10] [--connections 64] [--vehicles 200] [--report-rate 5000] [--propagation update|batch] [--batch-reports 100] [--cases reads,propagation]",
+                        summary: """
+                            GetTrip, GetJourney and UpdateVehicle under wrk, each beside nginx serving the same bytes, then
+                            journey propagation (report acknowledged to SSE event at a rider) under a paced report load.
+                            Needs wrk and nginx.
+                            """,
+                        flags: [.value("seconds", "S", "how long each case runs (10)"),
+                                .value("connections", "N", "wrk connections (64)"),
+                                .value("vehicles", "N", "vehicles (200; with --propagation batch at least 10 + 5 x the batch size)"),
+                                .value("report-rate", "N", "location reports per second of the propagation load (5000)"),
+                                .value("propagation", "MODE", "update (one UpdateVehicle per report) or batch (reportLocations) (update)"),
+                                .value("batch-reports", "N", "reports per reportLocations request with --propagation batch, 3 to 5000 (100)"),
+                                .value("cases", "LIST", "reads and/or propagation, comma-separated (both)")] + common),
+            CommandSpec(name: "bench ingest", synopsis: "[--seconds 10] [--vehicles 10000] [--reports 500] [--ingest-connections 16] [--connections 64] [--cases LIST] [--max-backlog 500000]",
+                        summary: """
+                            The write path under wrk beside its raw PostgreSQL references (the COPY ceiling, 8 clients
+                            inserting a row per transaction): UpdateVehicle and reportLocations with every projection
+                            runner, then as on a node whose projections another node owns. Needs wrk.
+                            """,
+                        flags: [.value("seconds", "S", "how long each case runs (10)"),
+                                .value("vehicles", "N", "vehicles (10000)"),
+                                .value("reports", "N", "reports per reportLocations request (500)"),
+                                .value("ingest-connections", "N", "reportLocations connections (16)"),
+                                .value("connections", "N", "UpdateVehicle connections (64)"),
+                                .value("cases", "LIST", BenchIngest.cases.joined(separator: ",") + ", comma-separated (all)"),
+                                .value("max-backlog", "N", "the server's WAYMARK_INGEST_MAX_BACKLOG, 0: no pacing (500000)")] + common),
+            CommandSpec(name: "bench grpc", synopsis: "[--seconds 10] [--connections 4] [--streams 16] [--vehicles 200]",
+                        summary: "GetTrip over gRPC beside the same GetTrip over REST, and UpdateVehicle over gRPC. Needs h2load and wrk.",
+                        flags: [.value("seconds", "S", "how long each case runs (10)"),
+                                .value("connections", "N", "HTTP/2 connections (4)"),
+                                .value("streams", "N", "calls in flight on each connection (16)"),
+                                .value("vehicles", "N", "vehicles (200)")] + common),
+            BenchPeer.spec,
+            CommandSpec(name: "bench memory", synopsis: "[--vehicles 50000] [--trips 10000] [--streams 2000] [--seconds 10] [--report-rate 2500] [--malloc-arena-max N]",
+                        summary: """
+                            The resident memory of a `waymark serve` child with a city's fleet, its trips and riders'
+                            journey streams, at each stage, against the 300 MB target.
+                            """,
+                        flags: [.value("vehicles", "N", "vehicles (50000)"),
+                                .value("trips", "N", "trips, one vehicle each (10000; at most --vehicles)"),
+                                .value("streams", "N", "riders' journey streams, one trip each (2000; at most --trips)"),
+                                .value("seconds", "S", "how long positions are driven with the streams open (10)"),
+                                .value("report-rate", "N", "location reports per second meanwhile (2500)"),
+                                .value("malloc-arena-max", "N", "MALLOC_ARENA_MAX of the server")] + common),
+        ])
+
+    /// The flags every benchmark takes.
+    static let common: [CommandSpec.Flag] = [
+        .value("format", "F", "text or markdown (text)"),
+        .switch("keep", "keep the scratch database afterwards"),
+    ] + CommandSpec.Flag.database
+
     static func run(_ arguments: [String], environment: [String: String]) async throws {
-        let flags = try Flags(arguments, switchNames: ["keep"])
-        if flags.positional.first == "peer" { return try await BenchPeer.run(flags, environment: environment) }
-        guard [["append"], ["rebuild"], ["http"], ["ingest"], ["export"], ["grpc"], ["memory"]].contains(flags.positional) else {
-            throw UsageError("bench needs exactly one benchmark name: append, rebuild, http, ingest, export, grpc, memory or peer")
-        }
-        let memory = flags.positional == ["memory"] ? try BenchMemory.Options(flags) : nil
-        let httpOptions = flags.positional == ["http"] ? try BenchHTTP.Options(flags) : nil
-        let exportBench = flags.positional == ["export"]
-        let grpc = flags.positional == ["grpc"]
-        let rebuild = flags.positional == ["rebuild"]
-        let http = flags.positional == ["http"]
-        let ingest = flags.positional == ["ingest"]
+        let (command, rest) = try spec.subcommand(arguments, expected: "bench needs exactly one benchmark name: append, rebuild, http, ingest, export, grpc, memory or peer")
+        let flags = try Flags(rest, for: command)
+        let name = command.word
+        if name == "peer" { return try await BenchPeer.run(flags, environment: environment) }
+        let memory = name == "memory" ? try BenchMemory.Options(flags) : nil
+        let httpOptions = name == "http" ? try BenchHTTP.Options(flags) : nil
+        let exportBench = name == "export"
+        let grpc = name == "grpc"
+        let rebuild = name == "rebuild"
+        let http = name == "http"
+        let ingest = name == "ingest"
         let ingestCases = Set((flags.value("cases") ?? "").split(separator: ",").map(String.init))
         let unknownCases = ingestCases.subtracting(BenchIngest.cases)
         guard !ingest || unknownCases.isEmpty else {

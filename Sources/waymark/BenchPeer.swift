@@ -17,9 +17,20 @@ struct BenchPeer {
     static let databaseName = "waymark_bench_peer"
     /// The peer's table (the library names it after the application class).
     static let peerTable = "peerfleet_events"
-    /// Every flag `bench peer` takes: its own and the database settings'.
-    static let flagNames: Set<String> = ["events", "seconds", "writers", "python", "script", "format",
-                                         "database-url", "pg-port", "data-dir", "db-role", "log-level"]
+    static let spec = CommandSpec(
+        name: "bench peer", synopsis: "[--events N] [--seconds S] [--writers W] [--python PATH] [--script PATH] [--format text|markdown] [--keep]",
+        summary: """
+            Our appends and reads beside the Python eventsourcing library's PostgreSQL recorder, on the same
+            cluster, scratch database and payload: 1 writer, W writers, 500-event batches, the whole log
+            read. The peer runs in the venv scripts/peer-venv.sh makes.
+            """,
+        flags: [
+            .value("events", "N", "events of the batch and read cases (200000)"),
+            .value("seconds", "S", "how long each writer case runs (5)"),
+            .value("writers", "W", "concurrent writers, at most 64 (8)"),
+            .value("python", "PATH", "the venv's python (WAYMARK_PEER_PYTHON, .build/peer-venv/bin/python)"),
+            .value("script", "PATH", "scripts/peer_bench.py (WAYMARK_PEER_SCRIPT)"),
+        ] + BenchCommand.common)
     static let readPage = 5_000
 
     struct Options {
@@ -31,16 +42,9 @@ struct BenchPeer {
         var format = BenchTable.Format.text
         var keep = false
 
-        /// Checks every flag before anything touches a database: unknown names, bad numbers, a
-        /// missing interpreter or script are usage errors.
+        /// Checks every value before anything touches a database (`spec` has checked the names): bad
+        /// numbers, a missing interpreter or script are usage errors.
         init(_ flags: Flags, environment: [String: String], workingDirectory: String = FileManager.default.currentDirectoryPath) throws {
-            guard flags.positional == ["peer"] else {
-                throw UsageError("bench peer takes no further words, got \(flags.positional.dropFirst().joined(separator: " ").debugDescription)")
-            }
-            let unknown = Set(flags.values.keys).subtracting(flagNames).union(flags.switches.subtracting(["keep"]))
-            guard unknown.isEmpty else {
-                throw UsageError("bench peer does not know \(unknown.sorted().map { "--" + $0 }.joined(separator: ", ")); it takes --events N --seconds S --writers W --python PATH --script PATH --format text|markdown --keep")
-            }
             events = try flags.int("events", default: events)
             seconds = try flags.int("seconds", default: seconds)
             writers = try flags.int("writers", default: writers)

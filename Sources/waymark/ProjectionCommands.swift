@@ -5,9 +5,30 @@ import Projections
 
 /// `waymark rebuild [--projection NAME]` and `waymark verify-projections [--projection NAME]`.
 enum ProjectionCommands {
+    static let rebuildSpec = CommandSpec(
+        name: "rebuild", synopsis: "[--projection NAME]",
+        summary: """
+            Rebuilds one or every read model from position zero into fresh tables and swaps them in
+            atomically (readers never see a half-built model). Migrates the database first. A progress
+            bar on a terminal, log lines otherwise.
+            """,
+        flags: [projectionFlag] + CommandSpec.Flag.database)
+
+    static let verifySpec = CommandSpec(
+        name: "verify-projections", synopsis: "[--projection NAME]",
+        summary: """
+            Rebuilds one or every read model in memory up to the live checkpoint and compares it with the
+            live tables document by document; prints each difference and exits 1 on any. Migrates the
+            database first.
+            """,
+        flags: [projectionFlag] + CommandSpec.Flag.database)
+
+    static let projectionFlag = CommandSpec.Flag.value(
+        "projection", "NAME", "only this one: " + ProjectionCatalog.all.map(\.name).joined(separator: ", ") + " (default: every one)")
+
     /// Rebuilds one or every projection from position zero into fresh tables, swapped in atomically.
     static func rebuild(_ arguments: [String], environment: [String: String]) async throws {
-        try await withStore(arguments, environment, label: "waymark.rebuild") { store, url, chosen, logger in
+        try await withStore(arguments, rebuildSpec, environment, label: "waymark.rebuild") { store, url, chosen, logger in
             let total = Int(try await store.pool.query("SELECT count(*) FROM events").first?.int64(0) ?? 0)
             for (name, make) in chosen {
                 let progress = Progress(label: "rebuild \(name)", total: total, logger: logger)
@@ -21,7 +42,7 @@ enum ProjectionCommands {
 
     /// Rebuilds in memory and compares with the live tables; exit status 1 on any difference.
     static func verify(_ arguments: [String], environment: [String: String]) async throws {
-        try await withStore(arguments, environment, label: "waymark.verify-projections") { store, url, chosen, logger in
+        try await withStore(arguments, verifySpec, environment, label: "waymark.verify-projections") { store, url, chosen, logger in
             var identical = true
             for (name, make) in chosen {
                 let differences = try await Rebuilder.verify(store: store, conninfo: url, make: make)
@@ -40,10 +61,11 @@ enum ProjectionCommands {
     /// Validates the projection names, opens and migrates the database, runs `body` with a store,
     /// then shuts everything down; exits with status 1 when `body` returns false.
     private static func withStore(
-        _ arguments: [String], _ environment: [String: String], label: String,
+        _ arguments: [String], _ spec: CommandSpec, _ environment: [String: String], label: String,
         _ body: (EventStore, String, [(String, @Sendable () -> any Projector)], Logger) async throws -> Bool
     ) async throws {
-        let (settings, flags) = try parse(arguments, environment)
+        let flags = try Flags(arguments, for: spec)
+        let settings = try Settings.load(environment, flags: flags)
         let chosen = try selected(flags)
         let logger = Logger(label: label, minimum: settings.logLevel)
         let database = try Database.open(settings, logger: logger)
@@ -62,11 +84,6 @@ enum ProjectionCommands {
             database.close(logger: logger)
             exit(1)
         }
-    }
-
-    private static func parse(_ arguments: [String], _ environment: [String: String]) throws -> (Settings, Flags) {
-        let flags = try Flags(arguments)
-        return (try Settings.load(environment, flags: flags), flags)
     }
 
     private static func selected(_ flags: Flags) throws -> [(String, @Sendable () -> any Projector)] {

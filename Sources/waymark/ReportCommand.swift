@@ -9,8 +9,22 @@ import ReadModels
 /// Reads the `route_audit` read model (what `GET .../routeAudit` serves). Without `--provider`
 /// the trip id must belong to exactly one provider.
 enum ReportCommand {
+    static let spec = CommandSpec(
+        name: "report", synopsis: "trip T [--provider P] [--out-dir DIR]",
+        summary: """
+            Prints the trip's route audit for people (status, times, planned against driven distance,
+            stops, route token execution, off-route episodes) and writes DIR/trip-T.svg: the planned
+            route against the driven path, off-route stretches in red. Exit status 1 when the trip has no
+            route audit.
+            """,
+        flags: [
+            .value("provider", "P", "the trip's provider (needed only when several providers use the id)"),
+            .value("out-dir", "DIR", "where the SVG goes (default: the current directory)"),
+        ] + CommandSpec.Flag.database,
+        operands: 2)
+
     static func run(_ arguments: [String], environment: [String: String]) throws {
-        let flags = try Flags(arguments)
+        let flags = try Flags(arguments, for: spec)
         guard flags.positional.first == "trip" else { throw UsageError("report needs a subject: waymark report trip T [--provider P]") }
         guard flags.positional.count == 2, let tripId = flags.positional.last, !tripId.isEmpty else {
             throw UsageError("report trip needs exactly one trip id: waymark report trip T [--provider P]")

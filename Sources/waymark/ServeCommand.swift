@@ -20,9 +20,29 @@ import Synchronization
 /// in flight finish, then the runners, the store (committing what is queued), and the embedded
 /// cluster if this process started it.
 enum ServeCommand {
+    /// The flags of `serve`; most settings are environment variables only (docs/configuration.md).
+    static let spec = CommandSpec(
+        name: "serve", synopsis: "[--host H] [--port P] [--grpc-port G] [--demo [--seed S] [--simulate ...]] [options]",
+        summary: """
+            Runs the server: the database (DATABASE_URL, or the embedded cluster under --data-dir, created
+            and started when needed) and its migrations, the event store, the projection runners, then the
+            HTTP API and gRPC. Needs WAYMARK_JWT_SECRET or WAYMARK_JWT_SECRET_FILE (or RS256 keys in
+            WAYMARK_JWT_PUBLIC_KEYS) unless --demo. Every other setting is an environment variable:
+            docs/configuration.md. SIGINT or SIGTERM stops it cleanly.
+            """,
+        flags: [
+            .value("host", "H", "IPv4 address to listen on (WAYMARK_HTTP_HOST, 127.0.0.1)"),
+            .value("port", "P", "HTTP port (WAYMARK_HTTP_PORT, 8080; 0 picks a free one)"),
+            .value("grpc-port", "G", "gRPC port (WAYMARK_GRPC_PORT, 8081; 0 picks a free one, off disables gRPC)"),
+            .value("read-database-url", "URL", "a streaming replica for read-model reads (WAYMARK_READ_DATABASE_URL)"),
+            .value("db-role", "ROLE", "the append-only role to act as when the login may (WAYMARK_DB_ROLE, waymark_app)"),
+            .switch("demo", "serve /demo and mint riders' tokens for provider demo"),
+            .switch("simulate", "with --demo: run the simulator in-process, with the fleet flags below"),
+        ] + CommandSpec.Flag.database + SimulateCommand.fleetFlags)
+
     static func run(_ arguments: [String], environment: [String: String]) async throws {
+        let flags = try Flags(arguments, for: spec)
         let termination = TerminationSignal(parent: environment["WAYMARK_PARENT_PID"].flatMap { pid_t($0) })
-        let flags = try Flags(arguments, switchNames: ["demo", "simulate"])
         let demo = flags.switches.contains("demo")
         guard demo || !flags.switches.contains("simulate") else { throw UsageError("--simulate needs --demo") }
         let simulation = flags.switches.contains("simulate") ? try SimulateCommand.options(flags) : nil

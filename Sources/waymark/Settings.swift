@@ -33,38 +33,65 @@ struct Settings {
     }
 }
 
-/// A wrong command line or setting; printed with the usage hint, exit status 2.
+/// A wrong command line or setting; printed with the command's usage, exit status 2.
 struct UsageError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    /// The command it belongs to (`export`, `db start`) when the thrower knows it; main names the command word otherwise.
+    var command: String?
+    /// That command's help; nil: main prints the help of the command word it ran.
+    var usage: String?
+
+    init(_ description: String, command: String? = nil, usage: String? = nil) {
+        self.description = description
+        self.command = command
+        self.usage = usage
+    }
 }
 
-/// `--name value` and `--name=value` flags plus positional words.
+/// `--name value` and `--name=value` flags, switches and positional words, checked against the
+/// flags a command declares (`CommandSpec`).
 struct Flags {
     private(set) var values: [String: String] = [:]
     private(set) var switches: Set<String> = []
     private(set) var positional: [String] = []
 
-    /// Parses `arguments`; `switchNames` take no value.
-    init(_ arguments: [String], switchNames: Set<String> = []) throws {
+    /// Parses `arguments` for `command`.
+    ///
+    /// `--help` or `-h` anywhere throws `HelpRequested` before anything else is looked at. A flag the
+    /// command does not declare, a missing value, a value given to a switch, and more positional
+    /// words than the command takes are usage errors naming the command. A word after a flag that
+    /// needs a value is that value unless it starts with `--` (`--trips -1` is a bad count, not a flag).
+    init(_ arguments: [String], for command: CommandSpec) throws {
+        if arguments.contains("--help") || arguments.contains("-h") { throw HelpRequested(text: command.help) }
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            if argument.hasPrefix("--") {
-                let body = String(argument.dropFirst(2))
-                if let equals = body.firstIndex(of: "=") {
-                    values[String(body[..<equals])] = String(body[body.index(after: equals)...])
-                } else if switchNames.contains(body) {
-                    switches.insert(body)
-                } else {
-                    guard index + 1 < arguments.count else { throw UsageError("flag --\(body) needs a value") }
-                    values[body] = arguments[index + 1]
-                    index += 1
-                }
-            } else {
-                positional.append(argument)
-            }
             index += 1
+            guard argument.hasPrefix("-"), argument != "-" else {
+                positional.append(argument)
+                continue
+            }
+            let spelled = String(argument.prefix { $0 != "=" })
+            let name = String(spelled.drop { $0 == "-" })
+            guard spelled.hasPrefix("--"), let flag = command.flags.first(where: { $0.name == name }) else {
+                throw command.usageError("unknown flag \(spelled)")
+            }
+            let inline = argument.firstIndex(of: "=").map { String(argument[argument.index(after: $0)...]) }
+            if flag.value == nil {
+                guard inline == nil else { throw command.usageError("\(spelled) is a switch and takes no value") }
+                switches.insert(name)
+            } else if let inline {
+                values[name] = inline
+            } else {
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw command.usageError("\(spelled) needs a value (\(flag.synopsis))")
+                }
+                values[name] = arguments[index]
+                index += 1
+            }
+        }
+        guard positional.count <= command.operands else {
+            throw command.usageError("unexpected argument \(positional[command.operands].debugDescription)")
         }
     }
 

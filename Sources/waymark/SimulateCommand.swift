@@ -10,9 +10,32 @@ import Synchronization
 /// A progress line on the terminal; at the end one JSON line on stdout with the counters. Exit
 /// status 1 when any request failed.
 enum SimulateCommand {
+    static let spec = CommandSpec(
+        name: "simulate", synopsis: "[--vehicles N] [--trips-per-minute M] [--speedup X] [--seed S] [--url URL] [--provider P] [--minutes K]",
+        summary: """
+            Drives a synthetic fleet through a server's HTTP API, as a fleet's backend and its drivers'
+            apps would. Tokens are signed with WAYMARK_JWT_SECRET, or the secret file `serve --demo` keeps
+            beside the embedded cluster. Prints one JSON line of counters at the end; exit status 1 when
+            any request failed.
+            """,
+        flags: fleetFlags + [
+            .value("url", "URL", "the server (http://127.0.0.1:$WAYMARK_HTTP_PORT, port 8080 by default)"),
+            .value("data-dir", "DIR", "where `serve --demo` keeps its secret file, beside the embedded cluster (WAYMARK_DATA_DIR, .waymark/pg)"),
+        ])
+
+    /// The flags of the simulated fleet (`options(_:)`), shared with `serve --demo --simulate`.
+    static let fleetFlags: [CommandSpec.Flag] = [
+        .value("vehicles", "N", "vehicles in the fleet (10, at most 5000)"),
+        .value("trips-per-minute", "M", "new trips per simulated minute (4)"),
+        .value("speedup", "X", "simulated seconds per real second (1)"),
+        .value("seed", "S", "the seed of the synthetic city and its trips (1)"),
+        .value("provider", "P", "the fleet's provider (demo)"),
+        .value("minutes", "K", "stop creating trips after K simulated minutes, finish those under way, and end (default: run until stopped)"),
+    ]
+
     static func run(_ arguments: [String], environment: [String: String]) async throws {
+        let flags = try Flags(arguments, for: spec)
         let termination = TerminationSignal()
-        let flags = try Flags(arguments)
         let options = try options(flags)
         let settings = try Settings.load(environment, flags: flags)
         let url = flags.value("url") ?? "http://127.0.0.1:\(environment["WAYMARK_HTTP_PORT"] ?? "8080")"

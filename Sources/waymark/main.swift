@@ -35,7 +35,10 @@ let usage = """
       bench grpc            GetTrip over gRPC vs REST, UpdateVehicle over gRPC (--seconds 10 --connections 4 --streams 16)
       bench peer            appends and reads beside the Python eventsourcing library (--seconds 5 --writers 8 --events N)
       bench memory          server RSS with a city's fleet and riders' streams (--vehicles 50000 --trips 10000 --streams 2000)
-      help                  show this text
+      help [COMMAND]        show this text, or COMMAND's
+      version, --version    print waymark's version
+
+    every command answers --help (or -h) with its own usage and options; an unknown flag is an error (exit 2).
 
     serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port),
                    --grpc-port (WAYMARK_GRPC_PORT, 8081; 0 picks a free port, off disables gRPC),
@@ -48,48 +51,49 @@ let usage = """
                  WAYMARK_AUDIT_KEY, WAYMARK_AUDIT_ROOT_EVERY, WAYMARK_AUDIT_ROOT_SECONDS (signed roots)
     """
 
+/// Every command word: its declaration (usage, flags) and what runs it.
+let commands: [String: (spec: CommandSpec, run: ([String], [String: String]) async throws -> Void)] = [
+    "serve": (ServeCommand.spec, ServeCommand.run),
+    "migrate": (MigrateCommand.spec, MigrateCommand.run),
+    "db": (DatabaseCommand.spec, DatabaseCommand.run),
+    "rebuild": (ProjectionCommands.rebuildSpec, ProjectionCommands.rebuild),
+    "verify-projections": (ProjectionCommands.verifySpec, ProjectionCommands.verify),
+    "bench": (BenchCommand.spec, BenchCommand.run),
+    "report": (ReportCommand.spec, ReportCommand.run),
+    "verify": (AuditCommands.verifySpec, AuditCommands.verify),
+    "export": (AuditCommands.exportSpec, AuditCommands.export),
+    "import": (AuditCommands.importSpec, AuditCommands.importFile),
+    "archive": (AuditCommands.archiveSpec, AuditCommands.archive),
+    "simulate": (SimulateCommand.spec, SimulateCommand.run),
+    "token": (TokenCommand.spec, TokenCommand.run),
+]
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let environment = ProcessInfo.processInfo.environment
+let invokedWord = arguments.first
+let invoked = invokedWord.flatMap { commands[$0] }
+/// `waymark` and the command word in error messages, once the word names a command.
+let errorPrefix = "waymark" + (invoked != nil ? " " + (invokedWord ?? "") : "")
 
 do {
-    guard let command = arguments.first else { throw UsageError("no command given") }
-    let rest = Array(arguments.dropFirst())
-    switch command {
-    case "serve":
-        try await ServeCommand.run(rest, environment: environment)
-    case "migrate":
-        try MigrateCommand.run(rest, environment: environment)
-    case "db":
-        try DatabaseCommand.run(rest, environment: environment)
-    case "rebuild":
-        try await ProjectionCommands.rebuild(rest, environment: environment)
-    case "verify-projections":
-        try await ProjectionCommands.verify(rest, environment: environment)
-    case "bench":
-        try await BenchCommand.run(rest, environment: environment)
-    case "report":
-        try ReportCommand.run(rest, environment: environment)
-    case "verify":
-        try await AuditCommands.verify(rest, environment: environment)
-    case "export":
-        try await AuditCommands.export(rest, environment: environment)
-    case "import":
-        try await AuditCommands.importFile(rest, environment: environment)
-    case "archive":
-        try await AuditCommands.archive(rest, environment: environment)
-    case "simulate":
-        try await SimulateCommand.run(rest, environment: environment)
-    case "token":
-        try TokenCommand.run(rest, environment: environment)
+    switch invokedWord {
+    case nil:
+        throw UsageError("no command given")
     case "help", "--help", "-h":
-        printOut(usage)
-    default:
-        throw UsageError("unknown command \(command.debugDescription)")
+        printOut(arguments.dropFirst().first.flatMap { commands[$0]?.spec.help } ?? usage)
+    case "version", "--version":
+        printOut("waymark \(WaymarkVersion.current)")
+    case let word?:
+        guard let invoked else { throw UsageError("unknown command \(word.debugDescription)") }
+        try await invoked.run(Array(arguments.dropFirst()), environment)
     }
+} catch let help as HelpRequested {
+    printOut(help.text)
 } catch let error as UsageError {
-    FileHandle.standardError.write(Data("waymark: \(error)\n\n\(usage)\n".utf8))
+    let text = "\(error.command.map { "waymark " + $0 } ?? errorPrefix): \(error)\n\n\(error.usage ?? invoked?.spec.help ?? usage)\n"
+    FileHandle.standardError.write(Data(text.utf8))
     exit(2)
 } catch {
-    FileHandle.standardError.write(Data("waymark: \(error)\n".utf8))
+    FileHandle.standardError.write(Data("\(errorPrefix): \(error)\n".utf8))
     exit(1)
 }

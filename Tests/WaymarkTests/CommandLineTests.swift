@@ -12,6 +12,80 @@ import TestSupport
         let result = try await WaymarkBinary.run(["help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("serve") && result.stdout.contains("migrate") && result.stdout.contains("db start|stop|status|url"))
+        #expect(result.stdout.contains("--help") && result.stdout.contains("--version"))
+    }
+
+    /// Every command and subcommand that has a usage of its own.
+    static let commands: [[String]] = [
+        ["serve"], ["migrate"], ["db"], ["db", "start"], ["db", "stop"], ["db", "status"], ["db", "url"],
+        ["rebuild"], ["verify-projections"], ["report"], ["verify"], ["export"], ["import"], ["archive"], ["token"], ["simulate"],
+        ["bench"], ["bench", "append"], ["bench", "rebuild"], ["bench", "export"], ["bench", "http"], ["bench", "ingest"],
+        ["bench", "grpc"], ["bench", "peer"], ["bench", "memory"],
+    ]
+
+    /// No reachable database and no secret: a command that went past `--help` would fail.
+    static let nothingToUse = ["DATABASE_URL": "postgresql:///x?host=/nonexistent-wm&port=1", "WAYMARK_JWT_SECRET": "", "WAYMARK_JWT_SECRET_FILE": "",
+                               "WAYMARK_DATA_DIR": "/nonexistent-wm/pg"]
+
+    @Test func everyCommandAnswersHelpWithItsOwnUsageOnStdoutWithoutADatabaseOrASecret() async throws {
+        for command in Self.commands {
+            for flag in ["--help", "-h"] {
+                let result = try await WaymarkBinary.run(command + [flag], environment: Self.nothingToUse)
+                let name = (command + [flag]).joined(separator: " ")
+                #expect(result.status == 0, "\(name): exit \(result.status): \(result.stderr)")
+                #expect(result.stdout.hasPrefix("usage: waymark \(command.joined(separator: " ")) "), "\(name): \(result.stdout)")
+                #expect(result.stdout.contains("-h, --help"), "\(name): \(result.stdout)")
+                #expect(result.stderr.isEmpty, "\(name): \(result.stderr)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent-wm"), "no command created its data directory")
+    }
+
+    @Test func aCommandsHelpListsTheFlagsItReads() async throws {
+        let export = try await WaymarkBinary.run(["export", "--help"], environment: Self.nothingToUse)
+        for flag in ["--provider P", "--since T", "--until T", "--stream S", "--format F", "--database-url URL"] {
+            #expect(export.stdout.contains(flag), "\(flag): \(export.stdout)")
+        }
+        let ingest = try await WaymarkBinary.run(["bench", "ingest", "-h"], environment: Self.nothingToUse)
+        #expect(ingest.stdout.contains("--max-backlog N") && ingest.stdout.contains("--keep"), "\(ingest.stdout)")
+        let named = try await WaymarkBinary.run(["help", "token"])
+        #expect(named.status == 0 && named.stdout.hasPrefix("usage: waymark token ") && named.stdout.contains("--ttl SECONDS"), "\(named.stdout)")
+    }
+
+    @Test func anUnknownFlagExitsTwoNamingTheFlagAndTheCommandAndWritesNothingToStdout() async throws {
+        let result = try await WaymarkBinary.run(["export", "--provider", "acme", "--sinse", "2024-01-01"], environment: Self.nothingToUse)
+        #expect(result.status == 2, "exit \(result.status): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("waymark export: unknown flag --sinse\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("usage: waymark export "), "the command's usage follows")
+        #expect(result.stdout.isEmpty)
+        // Spelled with `=`, on a command with subcommands, and on serve (before any secret is asked for).
+        let inline = try await WaymarkBinary.run(["verify", "--sinse=2024-01-01"], environment: Self.nothingToUse)
+        #expect(inline.status == 2 && inline.stderr.hasPrefix("waymark verify: unknown flag --sinse\n"), "\(inline.stderr)")
+        let db = try await WaymarkBinary.run(["db", "url", "--port", "5433"], environment: Self.nothingToUse)
+        #expect(db.status == 2 && db.stderr.hasPrefix("waymark db url: unknown flag --port\n") && db.stdout.isEmpty, "\(db.stderr)")
+        let serve = try await WaymarkBinary.run(["serve", "--prot", "8080"], environment: Self.nothingToUse)
+        #expect(serve.status == 2 && serve.stderr.hasPrefix("waymark serve: unknown flag --prot\n"), "\(serve.stderr)")
+    }
+
+    @Test func aFlagWithoutItsValueOrASwitchWithOneExitsTwo() async throws {
+        let last = try await WaymarkBinary.run(["export", "--provider"], environment: Self.nothingToUse)
+        #expect(last.status == 2 && last.stderr.hasPrefix("waymark export: --provider needs a value (--provider P)\n"), "\(last.stderr)")
+        let followed = try await WaymarkBinary.run(["token", "--role", "--provider", "acme"], environment: ["WAYMARK_JWT_SECRET": String(repeating: "k", count: 32)])
+        #expect(followed.status == 2 && followed.stderr.contains("--role needs a value"), "\(followed.stderr)")
+        #expect(followed.stdout.isEmpty, "no token is printed")
+        let valued = try await WaymarkBinary.run(["serve", "--demo=yes"], environment: Self.nothingToUse)
+        #expect(valued.status == 2 && valued.stderr.contains("--demo is a switch and takes no value"), "\(valued.stderr)")
+        let stray = try await WaymarkBinary.run(["verify", "everything"], environment: Self.nothingToUse)
+        #expect(stray.status == 2 && stray.stderr.contains("waymark verify: unexpected argument \"everything\""), "\(stray.stderr)")
+    }
+
+    @Test func versionPrintsTheVersionAndExitsZero() async throws {
+        for words in [["--version"], ["version"]] {
+            let result = try await WaymarkBinary.run(words)
+            #expect(result.status == 0, "\(words): \(result.stderr)")
+            let line = result.stdout.trimmingCharacters(in: .newlines)
+            #expect(line.range(of: #"^waymark [0-9]+\.[0-9]+\.[0-9]+$"#, options: .regularExpression) != nil, "\(words): \(result.stdout)")
+        }
     }
 
     @Test func anUnknownCommandExitsTwoAndSaysWhich() async throws {
