@@ -6,8 +6,9 @@ import ReadModels
 /// `waymark report trip T [--provider P] [--out-dir DIR]`: the trip's route audit for people, and
 /// `trip-T.svg` (planned route against driven path, off-route stretches in red) in DIR (default: here).
 ///
-/// Reads the `route_audit` read model (what `GET .../routeAudit` serves). Without `--provider`
-/// the trip id must belong to exactly one provider.
+/// Reads the `route_audit` read model (what `GET .../routeAudit` serves), in a read-only session,
+/// never migrating (`Database.existing`). Without `--provider` the trip id must belong to exactly
+/// one provider.
 enum ReportCommand {
     static let spec = CommandSpec(
         name: "report", synopsis: "trip T [--provider P] [--out-dir DIR]",
@@ -16,7 +17,7 @@ enum ReportCommand {
             stops, route token execution, off-route episodes) and writes DIR/trip-T.svg: the planned
             route against the driven path, off-route stretches in red. Exit status 1 when the trip has no
             route audit.
-            """,
+            """ + AuditCommands.readOnlyNote,
         flags: [
             .value("provider", "P", "the trip's provider (needed only when several providers use the id)"),
             .value("out-dir", "DIR", "where the SVG goes (default: the current directory)"),
@@ -31,12 +32,10 @@ enum ReportCommand {
         }
         guard !tripId.contains("/") else { throw UsageError("a trip id cannot contain \"/\" (got \(tripId.debugDescription))") }
         let settings = try Settings.load(environment, flags: flags)
-        let logger = Logger(label: "waymark.report", minimum: settings.logLevel)
         let directory = flags.value("out-dir") ?? "."
-        let database = try Database.open(settings, logger: logger)
-        defer { database.close(logger: logger) }
-        try database.migrate(logger: logger)
-        let connection = try Connection(conninfo: database.url)
+        let database = try Database.existing(settings, command: "report")
+        let connection = try Connection(conninfo: database.url, setupStatements: ["SET default_transaction_read_only = on"])
+        try Database.requireCurrentSchema(on: connection, command: "report")
         let rows: [(String, String)]
         if let provider = flags.value("provider") {
             let key = "providers/\(provider)/trips/\(tripId)"

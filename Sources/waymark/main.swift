@@ -19,7 +19,8 @@ let usage = """
                             one line per broken stream or root, exit 1 on any break
       export --provider P [--since T] [--until T] [--stream S] [--format ndjson|csv]
                             write the provider's events to stdout in feed order (COPY; progress on a terminal)
-      import FILE           load an NDJSON export into an empty database, keeping positions and hashes, and verify it
+      import FILE           load an NDJSON export into an empty database (`waymark migrate` it first), keeping positions
+                            and hashes, and verify it
       archive --before T --to FILE
                             move whole days of vehicle events before T to FILE (verified), keeping every chain verifiable
       token --role R --provider P [--trip T] [--vehicle V] [--consumer C] [--ttl 3600]
@@ -39,6 +40,8 @@ let usage = """
       version, --version    print waymark's version
 
     every command answers --help (or -h) with its own usage and options; an unknown flag is an error (exit 2).
+    verify, report, export, import and archive never migrate and never start the embedded cluster: they need a
+    database at this binary's schema version (`waymark migrate`); verify, report and export only read.
 
     serve options: --host (WAYMARK_HTTP_HOST, 127.0.0.1), --port (WAYMARK_HTTP_PORT, 8080; 0 picks a free port),
                    --grpc-port (WAYMARK_GRPC_PORT, 8081; 0 picks a free port, off disables gRPC),

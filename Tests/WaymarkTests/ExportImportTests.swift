@@ -44,7 +44,7 @@ import TestSupport
             try await loadWorkload(source, events: 300, provider: "other")
             let export = try await shell("\"$WAYMARK\" export --provider acme --format ndjson > \(file)", ["DATABASE_URL": source])
             #expect(export.status == 0, "\(export.stderr)")
-            #expect(export.stderr.contains("exported 100000 events"), "\(export.stderr)")
+            #expect(export.stderr.contains("export: 100000 events in "), "\(export.stderr)")
             #expect(!export.stderr.contains("\r"), "no progress line when stderr is not a terminal")
             let expected = try await fingerprint(source, provider: "acme")
 
@@ -52,6 +52,12 @@ import TestSupport
             // 100,000 events and their verification, and on the shared test cluster it would hold
             // every other test's projections back meanwhile (they read below the oldest one).
             try await Self.withPrivateDatabase { target in
+                // Import never migrates: an empty database without the schema is refused and left as it was.
+                let unmigrated = try await WaymarkBinary.run(["import", file], environment: ["DATABASE_URL": target])
+                #expect(unmigrated.status == 1 && unmigrated.stderr.contains("run `waymark migrate` against this database first"), "\(unmigrated.stderr)")
+                #expect(try await scalar(target, "SELECT to_regclass('events') IS NULL") == "t")
+                let migrated = try await WaymarkBinary.run(["migrate"], environment: ["DATABASE_URL": target])
+                try #require(migrated.status == 0, "\(migrated.stderr)")
                 let imported = try await WaymarkBinary.run(["import", file], environment: ["DATABASE_URL": target])
                 #expect(imported.status == 0, "\(imported.stdout)\(imported.stderr)")
                 #expect(imported.stdout.contains("imported 100000 events"), "\(imported.stdout)")

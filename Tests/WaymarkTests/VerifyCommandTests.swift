@@ -149,6 +149,18 @@ import TestSupport
         }
     }
 
+    @Test func verifyWithStderrNotATerminalLogsItsProgressAsJSONLines() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await loadWorkload(url, events: 120)
+            let result = try await WaymarkBinary.run(["verify"], environment: ["DATABASE_URL": url])
+            #expect(result.status == 0, "\(result.output)")
+            let entries = result.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(String($0)) }
+            let total = entries.first { $0["message"]?.stringValue?.hasPrefix("verify: 120 events in ") == true }
+            #expect(total?["logger"]?.stringValue == "waymark.verify" && total?["level"]?.stringValue == "info", "\(result.stderr)")
+            #expect(total?["time"]?.stringValue != nil, "\(result.stderr)")
+        }
+    }
+
     @Test func aBadSignedRootSettingStopsServeNamingTheVariable() async throws {
         let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_AUDIT_ROOT_EVERY": "often", "DATABASE_URL": "postgresql:///x?host=/nonexistent-wm"])
         #expect(result.status == 2)
