@@ -5,6 +5,14 @@ extension Path {
     /// vertex yields exactly that vertex and `trimmed(at:)` adds no near-duplicate point.
     static let vertexTolerance = 0.001
 
+    /// The best point found so far on one segment, before it becomes a `SnappedPoint`.
+    struct SnapCandidate {
+        var index: Int
+        var fraction: Double
+        var point: LatLng
+        var off: Double
+    }
+
     /// The nearest point on the path to `p`; nil for an empty path.
     ///
     /// Every segment is tried: the fraction along it comes from a local equirectangular
@@ -20,34 +28,50 @@ extension Path {
     /// Vehicles do not go backwards along their route: passing the previous snap's
     /// `distanceAlong` keeps a vehicle on a route that doubles back from snapping onto an
     /// earlier pass. The result's `distanceAlong` is never less than the (clamped) bound.
+    /// This scans every segment; `IndexedPath.snap` gives the same answer from a few of them.
     package func snap(_ p: LatLng, notBefore distanceAlong: Double) -> SnappedPoint? {
         guard let first = points.first else { return nil }
         guard points.count > 1 else {
             return SnappedPoint(point: first, segmentIndex: 0, fraction: 0, distanceAlong: 0, distanceOff: Distance.meters(p, first))
         }
         let cumulative = cumulativeDistances
-        let bound = distanceAlong.isNaN ? 0 : min(max(distanceAlong, 0), length)
-        var best: (index: Int, fraction: Double, point: LatLng, off: Double)?
-        for index in 0..<(points.count - 1) {
-            let start = cumulative[index]
-            let end = cumulative[index + 1]
-            guard end >= bound else { continue }
-            let segmentLength = end - start
-            let minimumFraction = segmentLength > 0 ? min(max((bound - start) / segmentLength, 0), 1) : 0
-            let a = points[index]
-            let b = points[index + 1]
-            var fraction = max(Self.projectedFraction(of: p, from: a, to: b), minimumFraction)
-            if (1 - fraction) * segmentLength < Self.vertexTolerance {
-                fraction = 1
-            } else if minimumFraction == 0, fraction * segmentLength < Self.vertexTolerance {
-                fraction = 0
-            }
-            let point = Distance.interpolate(from: a, to: b, fraction: fraction)
-            let off = Distance.meters(p, point)
-            if best.map({ off < $0.off }) ?? true {
-                best = (index, fraction, point, off)
+        let bound = snapBound(distanceAlong)
+        var best: SnapCandidate?
+        for index in 0..<(points.count - 1) where cumulative[index + 1] >= bound {
+            let candidate = snapCandidate(p, onSegment: index, bound: bound)
+            if best.map({ candidate.off < $0.off }) ?? true {
+                best = candidate
             }
         }
+        return snappedPoint(best, for: p, bound: bound)
+    }
+
+    /// `distanceAlong` as a snap's lower bound: NaN as 0, clamped to `0...length`.
+    func snapBound(_ distanceAlong: Double) -> Double {
+        distanceAlong.isNaN ? 0 : min(max(distanceAlong, 0), length)
+    }
+
+    /// The nearest point to `p` on segment `index`, at or after `bound`; the segment must end at or after `bound`.
+    func snapCandidate(_ p: LatLng, onSegment index: Int, bound: Double) -> SnapCandidate {
+        let cumulative = cumulativeDistances
+        let start = cumulative[index]
+        let segmentLength = cumulative[index + 1] - start
+        let minimumFraction = segmentLength > 0 ? min(max((bound - start) / segmentLength, 0), 1) : 0
+        let a = points[index]
+        let b = points[index + 1]
+        var fraction = max(Self.projectedFraction(of: p, from: a, to: b), minimumFraction)
+        if (1 - fraction) * segmentLength < Self.vertexTolerance {
+            fraction = 1
+        } else if minimumFraction == 0, fraction * segmentLength < Self.vertexTolerance {
+            fraction = 0
+        }
+        let point = Distance.interpolate(from: a, to: b, fraction: fraction)
+        return SnapCandidate(index: index, fraction: fraction, point: point, off: Distance.meters(p, point))
+    }
+
+    /// The winning candidate as a `SnappedPoint` (a snap on an inner vertex starts the next segment).
+    func snappedPoint(_ best: SnapCandidate?, for p: LatLng, bound: Double) -> SnappedPoint {
+        let cumulative = cumulativeDistances
         guard let best else {
             // Unreachable: the last segment always ends at `length >= bound`.
             let last = points[points.count - 1]

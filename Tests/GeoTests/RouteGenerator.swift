@@ -9,9 +9,13 @@ struct RouteGenerator {
         random = SeededRandom(seed: seed)
     }
 
-    /// A random walk of `pointCount` points with steps of `steps` metres; about one step in
-    /// twenty repeats the previous point (zero-length segment). Starts may sit near ±180°.
-    mutating func path(pointCount: ClosedRange<Int> = 1...40, steps: ClosedRange<Double> = 0...800, allowRepeats: Bool = true) -> Path {
+    /// A random walk of `pointCount` points with steps of `steps` metres, turning by `turns`
+    /// degrees at each; about one step in twenty repeats the previous point (zero-length
+    /// segment). Starts may sit near ±180°.
+    mutating func path(
+        pointCount: ClosedRange<Int> = 1...40, steps: ClosedRange<Double> = 0...800, turns: ClosedRange<Double> = -100...100,
+        allowRepeats: Bool = true
+    ) -> Path {
         let count = Int.random(in: pointCount, using: &random)
         var point = LatLng(
             uncheckedLatitude: Double.random(in: -60...60, using: &random),
@@ -22,7 +26,7 @@ struct RouteGenerator {
         for _ in 0..<count {
             points.append(point)
             if allowRepeats, Int.random(in: 0..<20, using: &random) == 0 { continue }
-            heading = (heading + Double.random(in: -100...100, using: &random) + 360).truncatingRemainder(dividingBy: 360)
+            heading = (heading + Double.random(in: turns, using: &random) + 360).truncatingRemainder(dividingBy: 360)
             point = Distance.destination(from: point, bearing: heading, meters: Double.random(in: steps, using: &random))
         }
         return Path(points)
