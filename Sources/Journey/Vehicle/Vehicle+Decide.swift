@@ -199,8 +199,9 @@ extension Vehicle {
         }
         var deviation: Double?
         var count = 0
-        if let followed = state.followedRoute, let points = try? Polyline.decode(followed.encodedPath),
-           let snapped = Path(points).snap(report.location) {
+        // The shared cache decodes a followed route once; its snap is exactly the full scan's.
+        if let followed = state.followedRoute, let route = try? PathCache.shared.path(followed.encodedPath),
+           let snapped = route.snap(report.location) {
             deviation = snapped.distanceOff
             count = snapped.distanceOff > policy.offRouteThresholdMeters ? state.offRouteReportCount + 1 : 0
         }
