@@ -154,10 +154,10 @@ struct JourneyViewItinerary: Sendable {
         return nil
     }
 
-    /// A leg's decoded polyline; empty when it does not decode (plans are validated on the way in).
+    /// A leg's decoded polyline, from the shared cache; empty when it does not decode (plans are validated on the way in).
     static func legPath(_ leg: RoutePlan.Leg) -> Path {
         do {
-            return Path(try Polyline.decode(leg.encodedPolyline))
+            return try PathCache.shared.path(leg.encodedPolyline).path
         } catch {
             return Path([])
         }

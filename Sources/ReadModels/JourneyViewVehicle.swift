@@ -33,14 +33,18 @@ struct JourneyViewVehicle: Codable, Hashable, Sendable {
         /// The last snap onto this path; nil until a position within the snap radius is seen.
         var snap: Snap?
 
-        /// The decoded path; empty when the stored text does not decode (the domain rejects such paths).
-        var path: Path {
+        /// The decoded path, indexed for snapping, from the shared cache; empty when the stored
+        /// text does not decode (the domain rejects such paths).
+        var indexedPath: IndexedPath {
             do {
-                return Path(try Polyline.decode(encodedPath))
+                return try PathCache.shared.path(encodedPath)
             } catch {
-                return Path([])
+                return IndexedPath(Path([]))
             }
         }
+
+        /// The decoded path.
+        var path: Path { indexedPath.path }
     }
 
     /// One accepted position, for the recent average speed.
@@ -118,9 +122,9 @@ struct JourneyViewVehicle: Codable, Hashable, Sendable {
     /// Moves the snap forward along the segment (never back), unless `location` is off the route.
     private mutating func snapToSegment(_ location: LatLng) {
         guard var current = segment else { return }
-        let path = current.path
-        guard path.points.count > 1,
-              let snapped = path.snap(location, notBefore: current.snap?.distanceAlong ?? 0),
+        let route = current.indexedPath
+        guard route.path.points.count > 1,
+              let snapped = route.snap(location, notBefore: current.snap?.distanceAlong ?? 0),
               snapped.distanceOff <= Self.snapRadiusMeters
         else { return }
         current.snap = Snap(point: snapped.point, segmentIndex: snapped.segmentIndex, fraction: snapped.fraction, distanceAlong: snapped.distanceAlong)
