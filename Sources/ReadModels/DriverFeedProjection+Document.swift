@@ -62,7 +62,7 @@ extension DriverFeedProjection {
         var meters = progress.metersToStop
         var seconds = progress.secondsToStop
         for later in plan.legs.dropFirst(index + 1) {
-            meters += Double(later.distanceMeters ?? Int(Distance.pathLength((try? Polyline.decode(later.encodedPolyline)) ?? []).rounded()))
+            meters += Double(later.distanceMeters ?? Int(((try? PathCache.shared.path(later.encodedPolyline))?.path.length ?? 0).rounded()))
             seconds += Double(later.durationSeconds ?? later.staticDurationSeconds ?? 0)
         }
         members.append(("tripRemaining", .object(JSONObject(Self.measures(meters: meters, seconds: seconds, moving: meters >= 0.5)))))

@@ -61,12 +61,12 @@ package enum DriverGuidance {
 
     /// The progress on `leg` at `position` (nil position: at the leg's start); `stop` is the leg's destination.
     package static func progress(on leg: RoutePlan.Leg, stop: LatLng, position: LatLng?) -> Progress {
-        let legPath = Path((try? Polyline.decode(leg.encodedPolyline)) ?? [])
+        let legPath = indexedPath(leg.encodedPolyline)
         let steps = leg.steps ?? []
-        let paths = steps.map { Path((try? Polyline.decode($0.encodedPolyline)) ?? []) }
+        let paths = steps.map { indexedPath($0.encodedPolyline) }
         guard !steps.isEmpty else {
             let ahead = fractionAhead(on: legPath, position: position)
-            let meters = Double(leg.distanceMeters ?? Int(legPath.length.rounded())) * ahead
+            let meters = Double(leg.distanceMeters ?? Int(legPath.path.length.rounded())) * ahead
             let seconds = Double(leg.durationSeconds ?? leg.staticDurationSeconds ?? 0) * ahead
             return Progress(current: nil, next: nil, metersToManeuver: nil, secondsToManeuver: nil, metersToStop: meters, secondsToStop: seconds)
         }
@@ -74,7 +74,8 @@ package enum DriverGuidance {
         if let position {
             var best = Double.infinity
             for (i, path) in paths.enumerated() {
-                guard let snapped = path.snap(position), snapped.distanceOff < best else { continue }
+                // A step whose bound cannot beat the best is not snapped: its snap could not either.
+                guard path.lowerBound(to: position) < best, let snapped = path.snap(position), snapped.distanceOff < best else { continue }
                 best = snapped.distanceOff
                 onStep = i
             }
@@ -85,7 +86,7 @@ package enum DriverGuidance {
         let later = steps.dropFirst(onStep + 1)
         let metersToStop = toManeuverMeters + Double(later.reduce(0) { $0 + $1.distanceMeters })
         let secondsToStop = toManeuverSeconds + Double(later.reduce(0) { $0 + $1.durationSeconds })
-        let side = destinationSide(path: paths.last.map(\.points) ?? legPath.points, stop: stop)
+        let side = destinationSide(path: paths.last.map(\.path.points) ?? legPath.path.points, stop: stop)
         func maneuver(_ index: Int) -> Maneuver? {
             if index < steps.count { return .step(index) }
             if index == steps.count { return .destination(side) }
@@ -96,9 +97,14 @@ package enum DriverGuidance {
     }
 
     /// The part of `path` still ahead of `position`'s snap, 0...1 (1 with no position or a zero-length path).
-    static func fractionAhead(on path: Path, position: LatLng?) -> Double {
-        guard let position, path.length > 0, let snapped = path.snap(position) else { return 1 }
-        return min(1, max(0, 1 - snapped.distanceAlong / path.length))
+    static func fractionAhead(on path: IndexedPath, position: LatLng?) -> Double {
+        guard let position, path.path.length > 0, let snapped = path.snap(position) else { return 1 }
+        return min(1, max(0, 1 - snapped.distanceAlong / path.path.length))
+    }
+
+    /// A polyline from the shared cache; empty when it does not decode (plans are validated on the way in).
+    static func indexedPath(_ encoded: String) -> IndexedPath {
+        (try? PathCache.shared.path(encoded)) ?? IndexedPath(Path([]))
     }
 
     /// The side of the road `stop` lies on at the end of `path`, from the direction of its last segment.

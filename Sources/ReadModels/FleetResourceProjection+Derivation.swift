@@ -64,14 +64,14 @@ extension FleetResourceProjection {
                         metrics.eta = remaining.eta
                         metrics.durationSeconds = remaining.remainingTimeSeconds
                     }
-                    if metrics.distanceMeters == nil, metrics.path.count >= 2 {
-                        metrics.distanceMeters = Int(Path(metrics.path).length.rounded())
+                    if metrics.distanceMeters == nil, metrics.path.count >= 2, let encoded = metrics.encodedPath {
+                        metrics.distanceMeters = Int(Self.path(encoded).length.rounded())
                     }
                 }
             } else if let leg = planLeg(from: waypoints[index - 1], to: waypoint, provider: provider) {
                 metrics.encodedPath = leg.encodedPolyline
                 metrics.path = Self.decode(leg.encodedPolyline)
-                metrics.distanceMeters = leg.distanceMeters ?? Int(Path(metrics.path).length.rounded())
+                metrics.distanceMeters = leg.distanceMeters ?? Int(Self.path(leg.encodedPolyline).length.rounded())
                 metrics.durationSeconds = leg.durationSeconds
                 if let previous = result[index - 1].eta, let seconds = leg.durationSeconds {
                     metrics.eta = previous.adding(seconds: Double(seconds))
@@ -112,6 +112,11 @@ extension FleetResourceProjection {
 
     /// The points of an encoded polyline; empty when it does not decode (the domain validated it).
     static func decode(_ encoded: String) -> [LatLng] {
-        (try? Polyline.decode(encoded)) ?? []
+        path(encoded).points
+    }
+
+    /// An encoded polyline as a path, decoded once by the shared cache; empty when it does not decode.
+    static func path(_ encoded: String) -> Path {
+        (try? PathCache.shared.path(encoded).path) ?? Path([])
     }
 }

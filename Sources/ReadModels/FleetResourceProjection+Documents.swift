@@ -114,7 +114,7 @@ extension FleetResourceProjection {
     /// `TrafficPolylineData` (`trafficRendering.roadStretch`): the segment's slow and jammed
     /// intervals as road stretches in meters along the path; nil when there are none.
     private static func trafficPolylineData(_ segment: RouteSegment) -> JSONValue? {
-        let path = Path(decode(segment.encodedPath))
+        let path = Self.path(segment.encodedPath)
         let intervals = segment.traffic.compactMap { interval -> TrafficInterval? in
             guard let speed = TrafficSpeed(rawValue: interval.speed.rawValue) else { return nil }
             return try? TrafficInterval(startIndex: interval.startIndex, endIndex: interval.endIndex, speed: speed)

@@ -69,7 +69,7 @@ extension RouteAuditProjection {
         /// Planned length: the legs' distances, or their polylines' lengths where a leg has none.
         var distanceMeters: Int {
             plan.legs.reduce(0) { total, leg in
-                total + (leg.distanceMeters ?? Int(Path((try? Polyline.decode(leg.encodedPolyline)) ?? []).length.rounded()))
+                total + (leg.distanceMeters ?? Int(((try? PathCache.shared.path(leg.encodedPolyline))?.path.length ?? 0).rounded()))
             }
         }
 
