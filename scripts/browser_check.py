@@ -6,7 +6,10 @@ NUL-terminated JSON), so nothing beyond Python's standard library and Debian's c
 Takes screenshots a few seconds apart, and checks from the page's DOM that the SVG holds the
 ACTIVE_ROUTE polyline (and REMAINING_ROUTE when the server plans routes), a marker for every
 marker of the journey view (pickup, intermediate stops, dropoff, vehicle), the street grid, and
-that the vehicle marker moved between the shots.
+that the vehicle marker moved between the shots. Then that the driver's dashboard shows the
+feed's step `instruction` (when the feed has one), and that the pickup ETA label is refreshed by
+the page's timer with no new view arriving (the page's once-a-minute interval is shortened to
+1.5 s for the test through `window.etaRefreshMs`).
 
 usage: browser_check.py BASE_URL OUT_DIR [--require-remaining]
 """
@@ -92,10 +95,12 @@ class Chromium:
                     fail(f"{method}: {answer['error']}")
                 return answer["result"]
 
-    def open(self, url):
+    def open(self, url, before_load=None):
         target = self.call("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
         self.call("Page.enable")
+        if before_load:
+            self.call("Page.addScriptToEvaluateOnNewDocument", {"source": before_load})
         self.call("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 860, "deviceScaleFactor": 1, "mobile": False})
         self.call("Page.navigate", {"url": url})
 
@@ -136,7 +141,7 @@ trip = pick_trip(deadline)
 print(f"browser test: trip {trip}")
 chrome = Chromium()
 try:
-    chrome.open(f"{base}/demo?trip={trip}")
+    chrome.open(f"{base}/demo?trip={trip}", before_load="window.etaRefreshMs = 1500;")
     shots = []
     first = None
     while time.time() < deadline:
@@ -181,6 +186,46 @@ try:
         problems.append(f"the vehicle marker did not move: {[s['vehicle'] for s in shots]}")
     if last["nextEta"] in ("", "–") or last["distance"] in ("", "–"):
         problems.append(f"no next-stop ETA or distance shown: {last['nextEta']!r} {last['distance']!r}")
+
+    # The driver's dashboard shows the feed's step instruction (the feed says `instruction`).
+    minted = json.load(urllib.request.urlopen(f"{base}/demo/token?trip={trip}"))
+    if minted.get("driverToken"):
+        request = urllib.request.Request(f"{base}/v1/providers/demo/vehicles/{minted['vehicleId']}/driverFeed",
+                                         headers={"Authorization": f"Bearer {minted['driverToken']}"})
+        feed = json.load(urllib.request.urlopen(request))
+        if (feed.get("currentStep") or {}).get("instruction"):
+            shown = ""
+            for _ in range(10):
+                # The visible text, not just the attribute: "turn left · Turn left onto Church Road".
+                shown = chrome.evaluate("""(() => { const m = document.querySelector('#maneuver');
+                  const i = m.dataset.instruction || ''; return i && m.textContent.endsWith(' · ' + i) ? i : ''; })()""")
+                if shown:
+                    break
+                time.sleep(1)
+            if not shown:
+                problems.append(f"the driver dashboard shows no instruction while the feed has {feed['currentStep']['instruction']!r}")
+            else:
+                print(f"browser test: driver dashboard instruction {shown!r}")
+        elif require_remaining:
+            problems.append(f"the server plans routes but the driver feed has no current step instruction: {feed}")
+
+    # The pickup ETA label is refreshed by the timer alone: no view arrives once the stream is closed.
+    refreshed = chrome.call("Runtime.evaluate", {"expression": """(async () => {
+      state.source.close();
+      const label = document.querySelector('.eta-label');
+      if (!label) return {error: "no pickup ETA label"};
+      label.setAttribute('data-eta', new Date(Date.now() + 5 * 60000 + 20000).toISOString());
+      label.textContent = 'stale text';
+      const before = state.etaRefreshes || 0;
+      await new Promise(resolve => setTimeout(resolve, 3500));
+      return {text: label.textContent, refreshes: (state.etaRefreshes || 0) - before};
+    })()""", "awaitPromise": True, "returnByValue": True})["result"].get("value") or {}
+    if refreshed.get("error"):
+        problems.append(refreshed["error"])
+    elif refreshed.get("refreshes", 0) < 1 or refreshed.get("text") != "5 min":
+        problems.append(f"the ETA label was not refreshed by the timer: {refreshed}")
+    else:
+        print(f"browser test: ETA label refreshed by the timer {refreshed['refreshes']} times to {refreshed['text']!r}")
     if problems:
         fail("; ".join(problems))
     print(f"browser test passed: {len(shots)} screenshots in {out}, vehicle moved from {first['vehicle'][:2]} to {moved['vehicle'][:2]}")

@@ -152,6 +152,7 @@ function drawMarkers(view) {
 
 // The pickup label says "in N min": refreshed every minute even when no new view arrives.
 function refreshEtaLabels() {
+  state.etaRefreshes = (state.etaRefreshes || 0) + 1;
   for (const label of document.querySelectorAll(".eta-label")) {
     const eta = label.getAttribute("data-eta");
     label.textContent = eta ? etaText(eta) : "";
@@ -201,6 +202,7 @@ async function loadStyle(provider, token) {
 function openStream(provider, trip, token) {
   const url = `/v1/providers/${encodeURIComponent(provider)}/trips/${encodeURIComponent(trip)}/journey:stream?access_token=${encodeURIComponent(token)}`;
   const source = new EventSource(url);
+  state.source = source;
   source.onopen = () => { $("stream-state").textContent = "live: updated by the journey stream"; };
   source.onmessage = async (event) => {
     const view = JSON.parse(event.data);
@@ -225,7 +227,10 @@ async function pollDriverFeed(provider, vehicle, token) {
     $("driver-vehicle").textContent = vehicle;
     const step = feed.currentStep || feed.step || feed;
     const maneuver = step.maneuver || feed.maneuver || "";
-    $("maneuver").textContent = `${maneuver.replaceAll("_", " ").toLowerCase()} ${step.instructions ? "· " + step.instructions : ""}`;
+    // The feed's step says `instruction` (DriverFeedProjection's document).
+    const instruction = step.instruction || "";
+    $("maneuver").textContent = `${maneuver.replaceAll("_", " ").toLowerCase()}${instruction ? " · " + instruction : ""}`;
+    $("maneuver").dataset.instruction = instruction;
     const distance = step.distanceMeters ?? feed.distanceMeters ?? feed.distanceToManeuverMeters;
     const seconds = step.durationSeconds ?? feed.durationSeconds ?? feed.timeToManeuverSeconds;
     $("driver-detail").textContent = [distance != null ? `in ${distanceText(distance)}` : "", seconds != null ? `${Math.round(seconds)} s` : ""].filter(Boolean).join(" · ");
@@ -269,7 +274,8 @@ async function showTrip() {
   } catch (error) { /* no city: the frame comes from the view */ }
   await loadStyle(provider, token);
   openStream(provider, tripId, token);
-  setInterval(refreshEtaLabels, 60000);
+  // Once a minute; the browser test sets window.etaRefreshMs before the page loads to watch it work.
+  setInterval(refreshEtaLabels, window.etaRefreshMs || 60000);
   if (driver) pollDriverFeed(provider, driver.vehicle, driver.token);
 }
 
