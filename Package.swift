@@ -56,9 +56,15 @@ let package = Package(
         // gRPC front door: the only code that touches libnghttp2.
         .target(name: "GRPC", dependencies: ["CNGHTTP2", "API", "HTTP", "Protobuf", "JSON"], swiftSettings: settings),
 
+        // What the commands share: flags and help, settings, logger, the database.
+        .target(
+            name: "WaymarkCLI",
+            dependencies: ["Allocator", "API", "HTTP", "EventStore", "Projections", "Postgres", "Schema"],
+            swiftSettings: settings
+        ),
         .executableTarget(
             name: "waymark",
-            dependencies: ["Allocator", "Demo", "API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
+            dependencies: ["WaymarkCLI", "Allocator", "Demo", "API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 

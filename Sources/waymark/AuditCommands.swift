@@ -3,6 +3,7 @@ import Foundation
 import Journey
 import Postgres
 import Signing
+import WaymarkCLI
 
 /// `waymark verify`, `export`, `import` and `archive`: tamper evidence and the round trip of the
 /// event log through a file.
@@ -334,12 +335,5 @@ final class EventProgress: @unchecked Sendable {
         } else {
             logger.info(line)
         }
-    }
-}
-
-extension Duration {
-    /// This duration in seconds.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -1,6 +1,7 @@
 import API
 import EventStore
 import Foundation
+import WaymarkCLI
 
 /// Audit settings of `waymark serve` (signed roots, time travel), read once from the environment.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Postgres
+import WaymarkCLI
 
 extension BenchAppend {
     /// pgbench's case (b) of limits.md: `clients` threads, each on a connection of its own, inserting

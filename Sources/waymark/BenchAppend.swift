@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import JSON
 import Postgres
+import WaymarkCLI
 
 /// The cases of `waymark bench append`, run one after another against one scratch database.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import Postgres
 import Schema
+import WaymarkCLI
 
 /// `waymark bench ...`: benchmarks measured side by side in one run.
 ///

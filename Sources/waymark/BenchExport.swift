@@ -4,6 +4,7 @@ import Journey
 import Postgres
 import Schema
 import Simulator
+import WaymarkCLI
 
 /// `waymark bench export [--events N]`: `waymark export` beside a plain COPY of the same rows,
 /// and `waymark verify`'s rate, on N events of one provider.

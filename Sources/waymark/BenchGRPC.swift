@@ -4,14 +4,15 @@ import Foundation
 import Geo
 import GRPC
 import HTTP
-import JSON
 import Journey
+import JSON
 import Postgres
 import Projections
 import Protobuf
 import ReadModels
 import Schema
 import Synchronization
+import WaymarkCLI
 
 /// `waymark bench grpc`: GetTrip over gRPC beside the same GetTrip over REST (wrk), and
 /// UpdateVehicle (one location) over gRPC with many concurrent streams.

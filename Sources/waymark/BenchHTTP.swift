@@ -9,6 +9,7 @@ import Projections
 import ReadModels
 import Schema
 import Synchronization
+import WaymarkCLI
 
 /// `waymark bench http`: GetTrip, GetJourney and UpdateVehicle (one location) under `wrk` at 64
 /// connections, each read beside nginx serving the same bytes; then journey propagation.

@@ -9,6 +9,7 @@ import Projections
 import ReadModels
 import Schema
 import Synchronization
+import WaymarkCLI
 
 /// `waymark bench ingest`: the write path under load, each case beside its raw PostgreSQL reference.
 ///

@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import Synchronization
+import WaymarkCLI
 
 extension BenchJourney {
     /// Connections that post the batches, each on a thread of its own.

@@ -3,11 +3,12 @@ import EventStore
 import Foundation
 import Geo
 import HTTP
-import JSON
 import Journey
+import JSON
 import Postgres
 import Projections
 import Synchronization
+import WaymarkCLI
 
 /// The rider side of `waymark bench http`: how long a location report takes to reach riders.
 ///

@@ -4,6 +4,7 @@ import HTTP
 import JSON
 import Postgres
 import Synchronization
+import WaymarkCLI
 
 /// `waymark bench memory`: the resident memory of a `waymark serve` process holding a city's
 /// fleet and a crowd of riders' streams.

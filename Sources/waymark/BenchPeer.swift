@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Postgres
 import Schema
+import WaymarkCLI
 
 /// `waymark bench peer`: our event store beside the Python `eventsourcing` library (its PostgreSQL
 /// recorder), on the same cluster, the same scratch database and the same vehicle-location payload.

@@ -5,6 +5,7 @@ import Postgres
 import Projections
 import Schema
 import Simulator
+import WaymarkCLI
 
 /// `waymark bench rebuild [--events N]`: how fast each catalog projection rebuilds from the
 /// feed, against the raw ceiling of reading the same feed with COPY.

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkCLI
 
 /// The figures of one benchmark run, rendered as aligned text or as Markdown.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Schema
+import WaymarkCLI
 
 /// How the audit commands (`verify`, `report`, `export`, `import`, `archive`) reach the database:
 /// never creating, starting or migrating it.

@@ -1,3 +1,5 @@
+import WaymarkCLI
+
 /// gRPC settings of `waymark serve`: `--grpc-port` overrides `WAYMARK_GRPC_PORT` (default 8081;
 /// `off` disables the gRPC server; 0 picks a free port). It listens on the HTTP host.
 /// `WAYMARK_GRPC_IDLE_TIMEOUT_SECONDS` (default 120) closes a connection with no call open that long.

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkCLI
 
 /// The HS256 signing secret, from `WAYMARK_JWT_SECRET` or the file `WAYMARK_JWT_SECRET_FILE` names.
 ///

@@ -1,6 +1,7 @@
 import API
 import Foundation
 import HTTP
+import WaymarkCLI
 
 /// Memory settings of `waymark serve`: the command side's aggregate cache, libmicrohttpd's
 /// per-connection pool, and the allocator's (jemalloc's, or glibc's arenas should it serve malloc).

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import WaymarkCLI
 
 /// `waymark migrate`: applies pending migrations to `DATABASE_URL` or the embedded cluster.
 enum MigrateCommand {

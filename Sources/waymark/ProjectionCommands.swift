@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Postgres
 import Projections
+import WaymarkCLI
 
 /// `waymark rebuild [--projection NAME]` and `waymark verify-projections [--projection NAME]`.
 enum ProjectionCommands {

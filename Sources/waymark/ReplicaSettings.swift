@@ -1,5 +1,6 @@
 import API
 import Postgres
+import WaymarkCLI
 
 /// The read replica of `waymark serve`: `--read-database-url` / `WAYMARK_READ_DATABASE_URL` and
 /// how long a read waits for it to replay a client's write (`WAYMARK_READ_REPLICA_WAIT_MS`).

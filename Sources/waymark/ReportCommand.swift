@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Postgres
 import ReadModels
+import WaymarkCLI
 
 /// `waymark report trip T [--provider P] [--out-dir DIR]`: the trip's route audit for people, and
 /// `trip-T.svg` (planned route against driven path, off-route stretches in red) in DIR (default: here).

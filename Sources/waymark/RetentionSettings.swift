@@ -1,4 +1,5 @@
 import API
+import WaymarkCLI
 
 /// How long `waymark serve` keeps quiet trips and vehicles (`RetentionSweep`).
 struct RetentionSettings {

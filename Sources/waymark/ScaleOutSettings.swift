@@ -1,3 +1,5 @@
+import WaymarkCLI
+
 /// How a `waymark serve` node that does not own the journey projection keeps riders current.
 struct ScaleOutSettings {
     /// `WAYMARK_JOURNEY_POLL_MS`: how often such a node re-reads every subscribed trip from the

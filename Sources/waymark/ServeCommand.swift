@@ -11,6 +11,7 @@ import ReadModels
 import Signing
 import Simulator
 import Synchronization
+import WaymarkCLI
 
 /// `waymark serve`: the server process.
 ///

@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Simulator
 import Synchronization
+import WaymarkCLI
 
 /// `waymark simulate`: drives a synthetic fleet through a server's public HTTP API.
 ///

@@ -1,5 +1,6 @@
 import API
 import Foundation
+import WaymarkCLI
 
 /// `waymark token`: mints a bearer JWT for the API, signed HS256 with the server's secret (`JWTSecret`).
 ///

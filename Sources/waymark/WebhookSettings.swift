@@ -1,5 +1,6 @@
 import API
 import Journey
+import WaymarkCLI
 
 /// Webhook and arrival-detection configuration, read from the environment once.
 struct WebhookSettings {

@@ -1,4 +1,5 @@
 import Foundation
+import WaymarkCLI
 
 let usage = """
     usage: waymark <command> [options]
@@ -78,7 +79,7 @@ let invoked = invokedWord.flatMap { commands[$0] }
 /// `waymark` and the command word in error messages, once the word names a command.
 let errorPrefix = "waymark" + (invoked != nil ? " " + (invokedWord ?? "") : "")
 
-do {
+await CommandRunner.run(errorPrefix: errorPrefix, usage: invoked?.spec.help ?? usage) {
     switch invokedWord {
     case nil:
         throw UsageError("no command given")
@@ -90,13 +91,4 @@ do {
         guard let invoked else { throw UsageError("unknown command \(word.debugDescription)") }
         try await invoked.run(Array(arguments.dropFirst()), environment)
     }
-} catch let help as HelpRequested {
-    printOut(help.text)
-} catch let error as UsageError {
-    let text = "\(error.command.map { "waymark " + $0 } ?? errorPrefix): \(error)\n\n\(error.usage ?? invoked?.spec.help ?? usage)\n"
-    FileHandle.standardError.write(Data(text.utf8))
-    exit(2)
-} catch {
-    FileHandle.standardError.write(Data("\(errorPrefix): \(error)\n".utf8))
-    exit(1)
 }

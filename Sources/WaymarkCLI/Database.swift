@@ -4,13 +4,19 @@ import Postgres
 import Schema
 
 /// Where the database is: the configured `DATABASE_URL`, or the embedded cluster (started on demand).
-struct Database {
-    let url: String
+package struct Database {
+    package let url: String
     /// Set when this process started the embedded cluster and should stop it on exit.
-    let startedEmbedded: EmbeddedPostgres?
-    let binDirectory: String?
+    package let startedEmbedded: EmbeddedPostgres?
+    package let binDirectory: String?
 
-    static func open(_ settings: Settings, logger: Logger) throws -> Database {
+    package init(url: String, startedEmbedded: EmbeddedPostgres?, binDirectory: String?) {
+        self.url = url
+        self.startedEmbedded = startedEmbedded
+        self.binDirectory = binDirectory
+    }
+
+    package static func open(_ settings: Settings, logger: Logger) throws -> Database {
         if let url = settings.databaseURL { return Database(url: url, startedEmbedded: nil, binDirectory: nil) }
         let bin = try EmbeddedPostgres.binDirectory(override: settings.postgresBin)
         let cluster = EmbeddedPostgres(directory: settings.dataDirectory, port: settings.embeddedPort)
@@ -18,13 +24,13 @@ struct Database {
         return Database(url: cluster.url, startedEmbedded: started ? cluster : nil, binDirectory: bin)
     }
 
-    func close(logger: Logger) {
+    package func close(logger: Logger) {
         guard let cluster = startedEmbedded, let binDirectory else { return }
         do { try cluster.stop(binDirectory: binDirectory) { logger.info($0) } } catch { logger.error("could not stop embedded PostgreSQL: \(error)") }
     }
 
     /// Applies pending migrations and logs what was applied.
-    func migrate(logger: Logger) throws {
+    package func migrate(logger: Logger) throws {
         let connection = try Connection(conninfo: url)
         let applied = try Migrator().migrate(connection)
         if applied.isEmpty {
@@ -35,7 +41,7 @@ struct Database {
     }
 
     /// Statements every server connection runs: act as the append-only role when the login may.
-    func sessionSetup(role: String, logger: Logger) throws -> [String] {
+    package func sessionSetup(role: String, logger: Logger) throws -> [String] {
         let connection = try Connection(conninfo: url)
         let member = try connection.query("SELECT pg_has_role(current_user, $1, 'MEMBER')", [role]).first?.bool(0) ?? false
         guard member else {

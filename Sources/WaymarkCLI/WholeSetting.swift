@@ -3,7 +3,7 @@
 ///
 /// Anything else, or a number outside `range`, is refused with the message every such setting
 /// gives: `NAME must be a whole number [of UNIT] from LOW to HIGH, got "TEXT"`.
-func wholeSetting(_ environment: [String: String], _ name: String, _ range: ClosedRange<Int>, default fallback: Int,
+package func wholeSetting(_ environment: [String: String], _ name: String, _ range: ClosedRange<Int>, default fallback: Int,
                   of unit: String? = nil) throws -> Int {
     guard let text = environment[name] else { return fallback }
     guard let number = Int(text), range.contains(number) else {

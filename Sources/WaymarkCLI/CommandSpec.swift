@@ -6,44 +6,53 @@ import Foundation
 /// A flag that is not declared is a usage error naming it and the command, so a typo fails instead
 /// of being ignored (`export --sinse T` once exported everything). A command with subcommands
 /// (`db`, `bench`) lists them in `subcommands`; each declares its own flags.
-struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
     /// One `--name` a command takes.
-    struct Flag: Sendable {
-        let name: String
+    package struct Flag: Sendable {
+        package let name: String
         /// The value's placeholder in the help (`N`, `T`, `FILE`); nil for a switch, which takes none.
-        let value: String?
-        let help: String
+        package let value: String?
+        package let help: String
 
         /// A flag with a value: `--name VALUE` or `--name=VALUE`.
-        static func value(_ name: String, _ placeholder: String, _ help: String) -> Flag {
+        package static func value(_ name: String, _ placeholder: String, _ help: String) -> Flag {
             Flag(name: name, value: placeholder, help: help)
         }
 
         /// A switch: there or not, no value.
-        static func `switch`(_ name: String, _ help: String) -> Flag {
+        package static func `switch`(_ name: String, _ help: String) -> Flag {
             Flag(name: name, value: nil, help: help)
         }
 
         /// `--name VALUE` or `--name`, as the help shows it.
-        var synopsis: String { "--" + name + (value.map { " " + $0 } ?? "") }
+        package var synopsis: String { "--" + name + (value.map { " " + $0 } ?? "") }
     }
 
     /// The words after `waymark`: `export`, `db start`, `bench http`.
-    let name: String
+    package let name: String
     /// What follows the name in the usage line: `--provider P [--since T] ...`.
-    let synopsis: String
+    package let synopsis: String
     /// What the command does; the first sentence also stands in its parent's list.
-    let summary: String
-    var flags: [Flag] = []
+    package let summary: String
+    package var flags: [Flag] = []
     /// The most positional words the command takes (`import FILE`: 1).
-    var operands: Int = 0
-    var subcommands: [CommandSpec] = []
+    package var operands: Int = 0
+    package var subcommands: [CommandSpec] = []
+
+    package init(name: String, synopsis: String, summary: String, flags: [Flag] = [], operands: Int = 0, subcommands: [CommandSpec] = []) {
+        self.name = name
+        self.synopsis = synopsis
+        self.summary = summary
+        self.flags = flags
+        self.operands = operands
+        self.subcommands = subcommands
+    }
 
     /// The last word of the name: what selects a subcommand (`start` of `db start`).
-    var word: String { name.split(separator: " ").last.map(String.init) ?? name }
+    package var word: String { name.split(separator: " ").last.map(String.init) ?? name }
 
     /// The text `--help` prints.
-    var help: String {
+    package var help: String {
         var lines = ["usage: waymark \(name) \(synopsis)", "", summary]
         if !subcommands.isEmpty {
             lines += ["", "commands (each takes --help):"]
@@ -65,7 +74,7 @@ struct CommandSpec: Sendable {
     }
 
     /// A usage error of this command: printed as `waymark NAME: message`, then this command's help.
-    func usageError(_ message: String) -> UsageError {
+    package func usageError(_ message: String) -> UsageError {
         UsageError(message, command: name, usage: help)
     }
 
@@ -73,7 +82,7 @@ struct CommandSpec: Sendable {
     ///
     /// `--help` or `-h` in place of a subcommand asks for this command's help; a missing or unknown
     /// word is a usage error saying `expected`.
-    func subcommand(_ arguments: [String], expected: String) throws -> (CommandSpec, [String]) {
+    package func subcommand(_ arguments: [String], expected: String) throws -> (CommandSpec, [String]) {
         guard let word = arguments.first, !word.hasPrefix("-") else {
             if let first = arguments.first, first == "--help" || first == "-h" { throw HelpRequested(text: help) }
             throw usageError(expected)
@@ -86,21 +95,21 @@ struct CommandSpec: Sendable {
 }
 
 /// `--help` or `-h` was given: print `text` on stdout and exit 0, before anything else is checked.
-struct HelpRequested: Error {
-    let text: String
+package struct HelpRequested: Error {
+    package let text: String
 }
 
 extension CommandSpec.Flag {
     /// The embedded cluster's place (`Settings`).
-    static let cluster: [CommandSpec.Flag] = [
+    package static let cluster: [CommandSpec.Flag] = [
         .value("data-dir", "DIR", "the embedded cluster's directory (WAYMARK_DATA_DIR, .waymark/pg)"),
         .value("pg-port", "N", "the embedded cluster's port, which names its socket (WAYMARK_PG_PORT, 5432)"),
     ]
 
     /// How a command that uses the database finds it, and how much it logs (`Settings`).
-    static let database: [CommandSpec.Flag] = [
+    package static let database: [CommandSpec.Flag] = [
         .value("database-url", "URL", "a libpq URL or key=value string (DATABASE_URL; unset: the embedded cluster)"),
     ] + cluster + [logLevel]
 
-    static let logLevel = CommandSpec.Flag.value("log-level", "LEVEL", "debug, info, warning or error (WAYMARK_LOG_LEVEL, info)")
+    package static let logLevel = CommandSpec.Flag.value("log-level", "LEVEL", "debug, info, warning or error (WAYMARK_LOG_LEVEL, info)")
 }

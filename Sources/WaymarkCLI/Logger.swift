@@ -3,38 +3,38 @@ import Foundation
 /// A small value-type logger: JSON lines when stderr is not a terminal, plain text when it is.
 ///
 /// Passed in, never global. Metadata keys are dotted and declared in `LogKey`.
-struct Logger: Sendable {
-    enum Level: Int, Sendable, Comparable, CustomStringConvertible {
+package struct Logger: Sendable {
+    package enum Level: Int, Sendable, Comparable, CustomStringConvertible {
         case debug, info, warning, error
-        static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
-        var description: String { ["debug", "info", "warning", "error"][rawValue] }
+        package static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        package var description: String { ["debug", "info", "warning", "error"][rawValue] }
     }
 
-    let label: String
-    let minimum: Level
-    let json: Bool
+    package let label: String
+    package let minimum: Level
+    package let json: Bool
 
-    init(label: String, minimum: Level = .info, json: Bool = isatty(STDERR_FILENO) == 0) {
+    package init(label: String, minimum: Level = .info, json: Bool = isatty(STDERR_FILENO) == 0) {
         self.label = label
         self.minimum = minimum
         self.json = json
     }
 
     // Message and metadata are built only when the level is on (access logs run per request).
-    func debug(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+    package func debug(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
         if .debug >= minimum { log(.debug, message(), metadata()) }
     }
-    func info(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+    package func info(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
         if .info >= minimum { log(.info, message(), metadata()) }
     }
-    func warning(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+    package func warning(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
         if .warning >= minimum { log(.warning, message(), metadata()) }
     }
-    func error(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
+    package func error(_ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]) {
         if .error >= minimum { log(.error, message(), metadata()) }
     }
 
-    func log(_ level: Level, _ message: String, _ metadata: [String: String]) {
+    package func log(_ level: Level, _ message: String, _ metadata: [String: String]) {
         guard level >= minimum else { return }
         let line: String
         if json {
@@ -71,16 +71,16 @@ struct Logger: Sendable {
 }
 
 /// Metadata keys, declared once.
-enum LogKey {
-    static let databaseURL = "db.url"
-    static let dataDirectory = "db.data_dir"
-    static let feedPosition = "event.feed_position"
-    static let applied = "schema.applied"
-    static let requestId = "http.request.id"
-    static let durationMs = "http.duration_ms"
+package enum LogKey {
+    package static let databaseURL = "db.url"
+    package static let dataDirectory = "db.data_dir"
+    package static let feedPosition = "event.feed_position"
+    package static let applied = "schema.applied"
+    package static let requestId = "http.request.id"
+    package static let durationMs = "http.duration_ms"
 }
 
 /// Writes a line to stdout (for values scripts read, such as `db url`).
-func printOut(_ line: String) {
+package func printOut(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

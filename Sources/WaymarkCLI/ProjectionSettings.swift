@@ -2,29 +2,29 @@ import EventStore
 import Projections
 
 /// How `waymark serve` runs its projections.
-struct ProjectionSettings {
+package struct ProjectionSettings {
     /// `WAYMARK_PROJECTION_SETTLE_MS`: how long the fleet, route-audit and driver-feed runners,
     /// once caught up, let events gather before their next batch (default 200; 0 reads at once).
     /// The journey views riders watch never wait; readers that wait for a write cut it short.
-    var backgroundSettle: Duration
+    package var backgroundSettle: Duration
     /// `WAYMARK_FEED_CACHE_EVENTS`: how many of the latest feed events read are kept for the node's
     /// other feed readers (the projection runners, arrivals, webhooks; default 4096, 0 for none).
-    var feedCacheEvents: Int
+    package var feedCacheEvents: Int
     /// `WAYMARK_PROJECTION_RECORDS`: how many records each projection keeps in memory after a
     /// batch (default 10,000). Beyond that the fleet, journey and driver-feed projections let go of
     /// the least recently changed vehicles that no trip is linked to, and read them back from their
     /// stored documents when an event needs them.
-    var recordLimit: Int
+    package var recordLimit: Int
     /// `WAYMARK_PROJECTION_BATCH`: at most this many events each projection folds and writes in one
     /// transaction (default 250). Larger batches amortize each transaction's fixed costs while a
     /// runner catches up; each batch's statements and decoded events are held until it commits.
-    var batchSize: Int
+    package var batchSize: Int
 
     /// The default of `WAYMARK_PROJECTION_RECORDS`: like the command side's cache, a fleet's live
     /// vehicles, not every vehicle ever registered.
-    static let defaultRecordLimit = 10_000
+    package static let defaultRecordLimit = 10_000
 
-    static func load(_ environment: [String: String]) throws -> ProjectionSettings {
+    package static func load(_ environment: [String: String]) throws -> ProjectionSettings {
         let milliseconds = try wholeSetting(environment, "WAYMARK_PROJECTION_SETTLE_MS", 0...10_000, default: 200, of: "milliseconds")
         let events = try wholeSetting(environment, "WAYMARK_FEED_CACHE_EVENTS", 0...1_000_000, default: 4096, of: "events")
         let records = try wholeSetting(environment, "WAYMARK_PROJECTION_RECORDS", 0...100_000_000, default: defaultRecordLimit, of: "records")
@@ -33,16 +33,16 @@ struct ProjectionSettings {
     }
 
     /// The settle of the projection called `name`.
-    func settle(_ name: String) -> Duration {
+    package func settle(_ name: String) -> Duration {
         ProjectionCatalog.settle(name, background: backgroundSettle)
     }
 
     /// How many Trip and Vehicle resources the fleet mirror holds: one of each per live vehicle, as
     /// many as the projections keep records for.
-    var fleetMirrorLimit: Int { 2 * recordLimit }
+    package var fleetMirrorLimit: Int { 2 * recordLimit }
 
     /// The runners of every projection, as `serve` runs them, with the mirrors given by projection name.
-    func runners(store: EventStore, conninfo: String, setupStatements: [String] = [], mirrors: [String: DocumentMirror],
+    package func runners(store: EventStore, conninfo: String, setupStatements: [String] = [], mirrors: [String: DocumentMirror],
                  notifyCollections: (String) -> Set<String> = { _ in [] }) -> [ProjectionRunner] {
         ProjectionCatalog.all.map { entry in
             ProjectionRunner(store: store, conninfo: conninfo, setupStatements: setupStatements,

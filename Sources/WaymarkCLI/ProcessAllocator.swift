@@ -3,12 +3,12 @@ import HTTP
 
 /// The allocator that serves this process's memory: jemalloc, linked by `Sources/Allocator`, or
 /// glibc's should jemalloc not have taken `malloc` over (then glibc's is tuned as before).
-enum ProcessAllocator {
+package enum ProcessAllocator {
     /// Asked once: which library serves `malloc` is settled when the process is loaded.
-    static let isJemalloc = waymark_allocator_is_jemalloc() == 1
+    package static let isJemalloc = waymark_allocator_is_jemalloc() == 1
 
     /// "jemalloc 5.3.0, 1 arena", or glibc's, for the startup log.
-    static var description: String {
+    package static var description: String {
         guard isJemalloc else { return "glibc malloc (jemalloc is not serving malloc)" }
         let version = Int(waymark_allocator_jemalloc_version())
         let arenas = waymark_allocator_arenas()
@@ -16,7 +16,7 @@ enum ProcessAllocator {
     }
 
     /// Gives free heap pages back to the kernel now: jemalloc's purge, or glibc's `malloc_trim`.
-    static func releaseFreeMemory() {
+    package static func releaseFreeMemory() {
         if isJemalloc {
             waymark_allocator_purge()
         } else {
