@@ -5,6 +5,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
+# The server only: the benchmarks (`waymark-bench`, run by `waymark bench`) are not part of the image.
 RUN swift build -c release --static-swift-stdlib --product waymark
 
 FROM debian:bookworm-slim

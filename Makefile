@@ -14,7 +14,7 @@ deps:
 build: deps
 	swift build $(SWIFT_FLAGS)
 
-## Release build.
+## Release build: the server `waymark` and the benchmarks' `waymark-bench` beside it.
 release: deps
 	swift build -c release $(SWIFT_FLAGS)
 

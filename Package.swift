@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "waymark", targets: ["waymark"]),
+        .executable(name: "waymark-bench", targets: ["waymark-bench"]),
     ],
     targets: [
         // C libraries from Debian packages. Each has exactly one Swift owner.
@@ -56,7 +57,7 @@ let package = Package(
         // gRPC front door: the only code that touches libnghttp2.
         .target(name: "GRPC", dependencies: ["CNGHTTP2", "API", "HTTP", "Protobuf", "JSON"], swiftSettings: settings),
 
-        // What the commands share: flags and help, settings, logger, the database.
+        // What both executables' command lines share: flags and help, settings, logger, the database.
         .target(
             name: "WaymarkCLI",
             dependencies: ["Allocator", "API", "HTTP", "EventStore", "Projections", "Postgres", "Schema"],
@@ -64,7 +65,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "waymark",
-            dependencies: ["WaymarkCLI", "Allocator", "Demo", "API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
+            dependencies: ["WaymarkCLI", "Allocator", "Demo", "API", "GRPC", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "ReadModels"],
+            swiftSettings: settings
+        ),
+        // The benchmarks, apart from the server's binary; `waymark bench` runs this one.
+        .executableTarget(
+            name: "waymark-bench",
+            dependencies: ["WaymarkCLI", "Allocator", "API", "GRPC", "Protobuf", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "Geo", "ReadModels"],
             swiftSettings: settings
         ),
 

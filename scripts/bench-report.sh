@@ -23,6 +23,8 @@ if [ "$quick" = 1 ]; then out="${BENCH_OUT:-.build/bench-quick/BENCHMARKS.md}"; 
 logs="$root/.build/bench-logs"
 mkdir -p "$logs" "$(dirname "$out")"
 [ -x "$bin" ] || { echo "bench-report: no binary at $bin (swift build -c release)" >&2; exit 1; }
+# `waymark bench` runs the waymark-bench binary built beside it.
+[ -x "$(dirname "$bin")/waymark-bench" ] || { echo "bench-report: no waymark-bench next to $bin (swift build -c release builds both)" >&2; exit 1; }
 
 # The options of each bench: full run and quick smoke.
 declare -A full=(

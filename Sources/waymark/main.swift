@@ -37,6 +37,7 @@ let usage = """
       bench grpc            GetTrip over gRPC vs REST, UpdateVehicle over gRPC (--seconds 10 --connections 4 --streams 16)
       bench peer            appends and reads beside the Python eventsourcing library (--seconds 5 --writers 8 --events N)
       bench memory          server RSS with a city's fleet and riders' streams (--vehicles 50000 --trips 10000 --streams 2000)
+                            (each bench runs the waymark-bench binary installed next to this one)
       help [COMMAND]        show this text, or COMMAND's
       version, --version    print waymark's version
 
@@ -62,7 +63,7 @@ let commands: [String: (spec: CommandSpec, run: ([String], [String: String]) asy
     "db": (DatabaseCommand.spec, DatabaseCommand.run),
     "rebuild": (ProjectionCommands.rebuildSpec, ProjectionCommands.rebuild),
     "verify-projections": (ProjectionCommands.verifySpec, ProjectionCommands.verify),
-    "bench": (BenchCommand.spec, BenchCommand.run),
+    "bench": (BenchLauncher.spec, BenchLauncher.run),
     "report": (ReportCommand.spec, ReportCommand.run),
     "verify": (AuditCommands.verifySpec, AuditCommands.verify),
     "export": (AuditCommands.exportSpec, AuditCommands.export),
@@ -84,7 +85,9 @@ await CommandRunner.run(errorPrefix: errorPrefix, usage: invoked?.spec.help ?? u
     case nil:
         throw UsageError("no command given")
     case "help", "--help", "-h":
-        printOut(arguments.dropFirst().first.flatMap { commands[$0]?.spec.help } ?? usage)
+        let word = arguments.dropFirst().first
+        if word == "bench" { try BenchLauncher.run(["--help"], environment: environment) }
+        printOut(word.flatMap { commands[$0]?.spec.help } ?? usage)
     case "version", "--version":
         printOut("waymark \(WaymarkVersion.current)")
     case let word?:

@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 
 /// `waymark bench memory` and `bench http`'s propagation options: bad flags are usage errors
-/// (exit 2, naming the flag) found before any database is touched.
+/// (exit 2, naming the flag) found before any database is touched. Each runs through `waymark bench`,
+/// which runs the `waymark-bench` binary beside it; without that binary it says so (exit 1).
 @Suite(.timeLimit(.minutes(2))) struct BenchCommandTests {
     /// An unreachable database: a run that got past flag checking would fail with exit 1, not 2.
     static let unreachable = ["DATABASE_URL": "postgresql:///x?host=/nonexistent-wm&port=1"]
@@ -51,6 +52,16 @@ import TestSupport
 
     @Test func httpCasesTakeOnlyReadsAndPropagation() async throws {
         #expect(try await usage(["http", "--cases", "reads,writes"]).contains("--cases takes reads and propagation"))
+    }
+
+    @Test func benchWithoutWaymarkBenchBesideItExitsOneSayingWhereItLooked() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("wm-lone-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: WaymarkBinary.path, toPath: directory + "/waymark")
+        let result = try await WaymarkBinary.runTool(directory + "/waymark", ["bench", "append", "--events", "10"], environment: Self.unreachable)
+        #expect(result.status == 1, "exit \(result.status): \(result.stderr)")
+        #expect(result.stderr.contains("waymark-bench is not installed next to this binary (no executable \(directory)/waymark-bench)"), "\(result.stderr)")
     }
 
     @Test func ingestCasesAreCheckedBeforeAnyDatabaseIsTouched() async throws {

@@ -72,7 +72,7 @@ struct BenchMemory {
         guard client.limit >= UInt64(options.streams + 64) else {
             throw UsageError("bench memory needs \(options.streams + 64) open files for \(options.streams) streams; the limit is \(client.limit) (ulimit -n)")
         }
-        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let executable = try SiblingExecutable.path("waymark")
         let secret = "bench-memory-\(UUID().uuidString)"
         var environment = ["DATABASE_URL": url, "WAYMARK_JWT_SECRET": secret, "WAYMARK_HTTP_PORT": "0", "WAYMARK_GRPC_PORT": "off",
                            "WAYMARK_CONSISTENCY_TIMEOUT_SECONDS": "60", "WAYMARK_LOG_LEVEL": "info",
