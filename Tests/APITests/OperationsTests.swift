@@ -198,6 +198,25 @@ import TestSupport
         }
     }
 
+    /// A listener that cannot bind ends `serve` with exit 1 naming the address, after stopping what
+    /// had started (for gRPC, the last to start: the public and metrics listeners before it).
+    @Test func aPortInUseEndsServeWithExitOneNamingTheAddress() async throws {
+        try await TestServer.with(environment: ["WAYMARK_GRPC_PORT": "0"]) { first in
+            let httpPort = String(first.baseURL.split(separator: ":").last ?? "")
+            let grpcPort = String(try #require(first.grpcAddress).split(separator: ":").last ?? "")
+            let base = ["DATABASE_URL": first.databaseURL, "WAYMARK_JWT_SECRET": first.secret]
+            let http = try await WaymarkBinary.run(["serve", "--port", httpPort, "--grpc-port", "off"], environment: base)
+            #expect(http.status == 1, "\(http.stderr)")
+            #expect(http.stderr.contains("cannot bind 127.0.0.1:\(httpPort)") && !http.stderr.contains("listening on"), "\(http.stderr)")
+            let grpc = try await WaymarkBinary.run(["serve", "--port", "0", "--grpc-port", grpcPort],
+                                                  environment: base.merging(["WAYMARK_METRICS_ADDRESS": "127.0.0.1:0"]) { $1 })
+            #expect(grpc.status == 1, "\(grpc.stderr)")
+            #expect(grpc.stderr.contains("metrics on http://") && grpc.stderr.contains("listening on http://"), "\(grpc.stderr)")
+            #expect(grpc.stderr.contains("cannot listen on 127.0.0.1:\(grpcPort)"), "\(grpc.stderr)")
+            #expect(try await first.request("GET", "/healthz").status == 200, "the first server still serves")
+        }
+    }
+
     @Test func serveStopsCleanlyOnSigterm() async throws {
         try await TestDatabase.withTestDatabase { url in
             let server = try await TestServer.start(databaseURL: url)
