@@ -15,11 +15,14 @@ import WaymarkCLI
 
 /// `waymark serve`: the server process.
 ///
-/// Starts in order: database (embedded or `DATABASE_URL`) and migrations, the event store with
-/// group commit, the projection runners (one owner per projection across nodes), then the HTTP
-/// API. On SIGINT/SIGTERM it stops in reverse: the HTTP server stops accepting and lets requests
-/// in flight finish, then the runners, the store (committing what is queued), and the embedded
-/// cluster if this process started it.
+/// A `ServiceGroup` starts, in order: the database (embedded or `DATABASE_URL`) and migrations, the
+/// replica's pool, the event store with group commit, the projection runners (one owner per
+/// projection across nodes), the root writer, the status reporter, the HTTP listeners (public, then
+/// metrics), gRPC, the API's background work, the simulator. On SIGINT/SIGTERM, or when a part
+/// fails to start, it stops what started in reverse: the simulator, the API (long polls answer 304,
+/// streams get their shutdown event), the listeners draining (10 s; 1 s after a failed start), and
+/// so on down to the store (committing what is queued) and the embedded cluster if this process
+/// started it.
 enum ServeCommand {
     /// The flags of `serve`; most settings are environment variables only (docs/configuration.md).
     static let spec = CommandSpec(
@@ -86,12 +89,20 @@ enum ServeCommand {
                 """)
         }
         let demoSecret = secret ?? []  // --demo always has one: its page and simulator mint tokens with it
-        let database = try Database.open(settings, logger: logger)
-        do {
+        try await ServiceGroup.run { services in
+            let database = try await services.start { try Database.open(settings, logger: logger) } stop: { database, _ in
+                database.close(logger: logger)
+            }
             try database.migrate(logger: logger)
             let setup = try database.sessionSetup(role: settings.databaseRole, logger: logger)
-            let replica = try replicaSettings.open(setupStatements: setup, logger: logger)
-            let store = EventStore(.init(conninfo: database.url, setupStatements: setup, feedCacheEvents: projections.feedCacheEvents))
+            let replica = try await services.start { try replicaSettings.open(setupStatements: setup, logger: logger) } stop: { replica, _ in
+                await replica?.pool.shutdown()
+            }
+            let store = await services.start {
+                EventStore(.init(conninfo: database.url, setupStatements: setup, feedCacheEvents: projections.feedCacheEvents))
+            } stop: { store, _ in
+                await store.shutdown()
+            }
             logger.info("event store ready", [LogKey.databaseURL: database.startedEmbedded != nil || settings.databaseURL == nil ? database.url : "DATABASE_URL"])
 
             let mirror = WaymarkAPI.fleetMirror(documentLimit: projections.fleetMirrorLimit)
@@ -110,19 +121,35 @@ enum ServeCommand {
                                  journeyPollInterval: scaleOut.journeyPollInterval, aggregateCache: memory.aggregateCache, retention: retention.sweep,
                                  ingestBacklog: http.ingestBacklog, streamLimits: streamLimits.quota,
                                  timeTravelMaxEvents: audit.timeTravelMaxEvents, cors: http.cors)
-            for runner in runners { runner.start() }
-            let rootWriter = audit.writer(store: store, logger: logger)
-            rootWriter?.start()
-            api.webhooks.dispatcher.start()
-            api.arrivals.start()
-            api.retention.start()
-            // Undoes what started before a listener failed to start, in reverse order.
-            func abandon(listeners: [HTTPServer]) async {
-                await api.shutdown()
-                for listener in listeners { await listener.shutdown(grace: .seconds(1)) }
-                await rootWriter?.stop()
+            await services.start { for runner in runners { runner.start() } } stop: { _, _ in
                 for runner in runners { await runner.stop() }
-                await store.shutdown()
+            }
+            let rootWriter = audit.writer(store: store, logger: logger)
+            await services.start { rootWriter?.start() } stop: { _, _ in await rootWriter?.stop() }
+            // Stopped once the listeners have drained, so started before them.
+            await services.start {
+                Task {
+                    // Give the runners a moment to take ownership, then log whenever progress or ownership changes.
+                    try? await Task.sleep(for: .milliseconds(500))
+                    var last: [String: (Int64, Bool)] = [:]
+                    while !Task.isCancelled {
+                        for runner in runners {
+                            let status = runner.status
+                            if let seen = last[runner.name], seen == (status.eventsApplied, status.isOwner) { continue }
+                            last[runner.name] = (status.eventsApplied, status.isOwner)
+                            let role = status.isOwner ? "owner" : "standby"
+                            logger.info("projection \(runner.name) (\(role)): \(status.eventsApplied) events applied, lag \(String(format: "%.3f", status.lagSeconds)) s",
+                                        [LogKey.feedPosition: status.checkpoint.description])
+                            if let error = status.lastError { logger.warning("projection \(runner.name): \(error)") }
+                            if status.skippedEvents > 0 {
+                                logger.warning("projection \(runner.name): \(status.skippedEvents) events could not be decoded and were not applied")
+                            }
+                        }
+                        try? await Task.sleep(for: .seconds(5))
+                    }
+                }
+            } stop: { reporter, _ in
+                reporter.cancel()
             }
             let accessLogger = logger
             let server = HTTPServer(
@@ -137,95 +164,70 @@ enum ServeCommand {
                 })
             api.reportServerGauges { (server.inFlightRequests, server.openStreams) }
             api.reportDroppedStreams { server.droppedStreams }
-            do {
+            // The HTTP listeners, one part: the public one, then /metrics on its own listener before the
+            // public one is announced (so nobody scrapes the wrong port); the public one drains first.
+            try await services.start { () async throws -> HTTPServer? in
                 try server.start()
-            } catch {
-                await abandon(listeners: [])
-                throw error
-            }
-            logger.info("memory allocator: \(ProcessAllocator.description)")
-            // /metrics on its own listener, before the public one is announced, so nobody scrapes the wrong port.
-            var metricsServer: HTTPServer?
-            if let address = http.metricsAddress {
-                let started = HTTPServer(configuration: .init(host: address.host, port: address.port, threads: 1, maxBodyBytes: 1024,
+                logger.info("memory allocator: \(ProcessAllocator.description)")
+                guard let address = http.metricsAddress else { return nil }
+                let metrics = HTTPServer(configuration: .init(host: address.host, port: address.port, threads: 1, maxBodyBytes: 1024,
                                                               errorBody: RESTHandler.serverErrorBody), handler: MetricsHandler(api: api))
                 do {
-                    try started.start()
+                    try metrics.start()
                 } catch {
-                    await abandon(listeners: [server])
+                    await server.shutdown(grace: .seconds(1))
                     throw error
                 }
                 api.serveMetricsElsewhere()
-                metricsServer = started
-                logger.info("metrics on http://\(address.host):\(started.port)/metrics (not on the public listener)")
+                logger.info("metrics on http://\(address.host):\(metrics.port)/metrics (not on the public listener)")
+                return metrics
+            } stop: { metrics, reason in
+                await server.shutdown(grace: .seconds(reason == .signal ? 10 : 1))
+                await metrics?.shutdown(grace: .seconds(1))
             }
             logger.info("listening on http://\(http.host):\(server.port)")
             // gRPC (maps.fleetengine.v1 Trip and Vehicle services) on its own port, after HTTP.
-            var grpc: GRPCServer?
             if let port = grpcSettings.port {
-                let started = GRPCServer(configuration: .init(host: http.host, port: port, idleTimeout: .seconds(grpcSettings.idleTimeoutSeconds)), handler: FleetEngineGRPCHandler(api: api))
-                do {
-                    try started.start()
-                } catch {
-                    await abandon(listeners: [server] + (metricsServer.map { [$0] } ?? []))
-                    throw error
+                let grpc = try await services.start {
+                    let grpc = GRPCServer(configuration: .init(host: http.host, port: port, idleTimeout: .seconds(grpcSettings.idleTimeoutSeconds)),
+                                          handler: FleetEngineGRPCHandler(api: api))
+                    try grpc.start()
+                    return grpc
+                } stop: { grpc, reason in
+                    await grpc.shutdown(grace: .seconds(reason == .signal ? 10 : 1))
                 }
-                grpc = started
-                logger.info("listening for gRPC on \(http.host):\(started.port)")
+                logger.info("listening for gRPC on \(http.host):\(grpc.port)")
+            }
+            // The API's background work (webhooks, arrivals, retention) starts once the listeners are
+            // up; it stops before they drain: long polls answer 304 and streams get their shutdown event.
+            await services.start {
+                api.webhooks.dispatcher.start()
+                api.arrivals.start()
+                api.retention.start()
+            } stop: { _, _ in
+                await api.shutdown()
             }
             let local = "http://\(http.host == "0.0.0.0" ? "127.0.0.1" : http.host):\(server.port)"
             if demo { logger.info("demo page: \(local)/demo") }
-            let simulationStop = StopFlag()
-            let simulator = simulation.map { options in
-                Task { [logger] in
-                    await SimulateCommand.run(options: options, baseURL: local, secret: demoSecret, shouldStop: { simulationStop.isSet }) { trip in
-                        let token = Authenticator.mint(secret: demoSecret, role: .consumer, provider: options.provider, tripId: trip,
-                                                       issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
-                        logger.info("a rider's view: \(local)/demo?trip=\(trip)")
-                        logger.info("the same with the rider's own consumer token (an hour): \(local)/demo/rider?provider=\(options.provider)&trip=\(trip)#access_token=\(token)")
-                    }
-                }
-            }
-            let reporter = Task {
-                // Give the runners a moment to take ownership, then log whenever progress or ownership changes.
-                try? await Task.sleep(for: .milliseconds(500))
-                var last: [String: (Int64, Bool)] = [:]
-                while !Task.isCancelled {
-                    for runner in runners {
-                        let status = runner.status
-                        if let seen = last[runner.name], seen == (status.eventsApplied, status.isOwner) { continue }
-                        last[runner.name] = (status.eventsApplied, status.isOwner)
-                        let role = status.isOwner ? "owner" : "standby"
-                        logger.info("projection \(runner.name) (\(role)): \(status.eventsApplied) events applied, lag \(String(format: "%.3f", status.lagSeconds)) s",
-                                    [LogKey.feedPosition: status.checkpoint.description])
-                        if let error = status.lastError { logger.warning("projection \(runner.name): \(error)") }
-                        if status.skippedEvents > 0 {
-                            logger.warning("projection \(runner.name): \(status.skippedEvents) events could not be decoded and were not applied")
+            if let simulation {
+                // The simulator ends first: it cancels its open trips and takes its vehicles offline through this server.
+                let simulationStop = StopFlag()
+                await services.start {
+                    Task { [logger] in
+                        await SimulateCommand.run(options: simulation, baseURL: local, secret: demoSecret, shouldStop: { simulationStop.isSet }) { trip in
+                            let token = Authenticator.mint(secret: demoSecret, role: .consumer, provider: simulation.provider, tripId: trip,
+                                                           issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
+                            logger.info("a rider's view: \(local)/demo?trip=\(trip)")
+                            logger.info("the same with the rider's own consumer token (an hour): \(local)/demo/rider?provider=\(simulation.provider)&trip=\(trip)#access_token=\(token)")
                         }
                     }
-                    try? await Task.sleep(for: .seconds(5))
+                } stop: { simulator, _ in
+                    simulationStop.set()
+                    _ = await simulator.value
                 }
             }
             let signal = await termination.wait()
             logger.info("received signal \(signal), shutting down")
-            if let simulator {
-                // The simulator ends first: it cancels its open trips and takes its vehicles offline through this server.
-                simulationStop.set()
-                _ = await simulator.value
-            }
-            await api.shutdown()  // long polls answer 304 now; streams get their shutdown event from the server
-            await grpc?.shutdown(grace: .seconds(10))
-            await server.shutdown(grace: .seconds(10))
-            await metricsServer?.shutdown(grace: .seconds(1))
-            reporter.cancel()
-            await rootWriter?.stop()
-            for runner in runners { await runner.stop() }
-            await store.shutdown()
-            await replica?.pool.shutdown()
-            database.close(logger: logger)
-        } catch {
-            database.close(logger: logger)
-            throw error
         }
     }
 }
