@@ -49,13 +49,20 @@ import Testing
     }
 
     @Test func routesAreRecognizedAndOthersAreNotFoundOrMethodNotAllowed() throws {
-        #expect(try Route.match(method: "POST", path: "/v1/providers/p/trips:search") == .searchTrips(provider: "p"))
-        #expect(try Route.match(method: "GET", path: "/v1/providers/p/trips/t-1") == .getTrip(provider: "p", tripId: "t-1"))
-        #expect(try Route.match(method: "POST", path: "/v1/providers/p/vehicles/v:updateAttributes") == .updateVehicleAttributes(provider: "p", vehicleId: "v"))
-        #expect(try Route.match(method: "GET", path: "/v1/providers/p/vehicles") == .listVehicles(provider: "p"))
-        #expect(performing: { try Route.match(method: "PATCH", path: "/v1/providers/p/trips/t") }, throws: { ($0 as? APIError)?.code == .methodNotAllowed })
-        #expect(performing: { try Route.match(method: "GET", path: "/v1/providers//trips/t") }, throws: { ($0 as? APIError)?.code == .notFound })
-        #expect(performing: { try Route.match(method: "GET", path: "/v2/providers/p/trips/t") }, throws: { ($0 as? APIError)?.code == .notFound })
+        func match(_ method: String, _ path: String) throws -> (String, PathParameters)? {
+            try OperationTable.standard.match(method: method, path: path).map { ($0.operation.name, $0.parameters) }
+        }
+        #expect(try match("POST", "/v1/providers/p/trips:search")! == ("SearchTrips", PathParameters(provider: "p")))
+        #expect(try match("GET", "/v1/providers/p/trips/t-1")! == ("GetTrip", PathParameters(provider: "p", id: "t-1")))
+        #expect(try match("POST", "/v1/providers/p/vehicles/v:updateAttributes")! == ("UpdateVehicleAttributes", PathParameters(provider: "p", id: "v")))
+        #expect(try match("GET", "/v1/providers/p/vehicles")! == ("ListVehicles", PathParameters(provider: "p")))
+        #expect(try match("HEAD", "/healthz")! == ("healthz", PathParameters()))
+        #expect(performing: { try match("PATCH", "/v1/providers/p/trips/t") }, throws: {
+            ($0 as? APIError)?.code == .methodNotAllowed && ($0 as? APIError)?.message == "PATCH is not allowed on /v1/providers/p/trips/t (allowed: DELETE, GET, PUT)"
+        })
+        for other in ["/v1/providers//trips/t", "/v2/providers/p/trips/t", "/v1/providers/p/trips/", "/healthz/", "/v1/providers/p/trips/t/x"] {
+            #expect(try match("GET", other) == nil, "\(other)")
+        }
     }
 
     @Test func webhookAndAuditRoutesMatchTheirPathsOnlyAndRefuseOtherMethods() throws {

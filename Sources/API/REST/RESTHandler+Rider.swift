@@ -68,7 +68,7 @@ extension RESTHandler {
     func handleRider(_ route: RiderRoute, _ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var query = QueryParameters(request.query)
         let riders = api.riders
-        let token = try Self.riderToken(request, &query, acceptsQueryToken: route.acceptsAccessToken)
+        let token = try Self.riderToken(request.header("authorization"), &query, acceptsQueryToken: route.acceptsAccessToken)
         let reader = try riders.reader(token: token)
         let result: JSONValue
         var headers: [(name: String, value: String)] = []
@@ -135,8 +135,7 @@ extension RESTHandler {
     }
 
     /// The bearer token: from `Authorization`, or (where allowed) `?access_token=`, never both.
-    static func riderToken(_ request: HTTPRequest, _ query: inout QueryParameters, acceptsQueryToken: Bool) throws(APIError) -> String {
-        let header = request.header("authorization")
+    static func riderToken(_ header: String?, _ query: inout QueryParameters, acceptsQueryToken: Bool) throws(APIError) -> String {
         guard acceptsQueryToken, let token = try query.value("access_token") else { return try Authenticator.bearerToken(header) }
         guard header == nil else { throw .invalidArgument("send the token either in the Authorization header or as access_token, not both") }
         guard !token.isEmpty else { throw .unauthenticated("access_token is empty") }

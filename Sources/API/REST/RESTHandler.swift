@@ -71,9 +71,11 @@ package final class RESTHandler: HTTPHandler {
                 label = driver.label
                 response = try await handleDriver(driver, request)
             } else {
-                let route = try Route.match(method: request.method, path: request.path)
-                label = route.label
-                response = try await handle(route, request)
+                guard let (operation, parameters) = try OperationTable.standard.match(method: request.method, path: request.path) else {
+                    throw .notFound("no operation at \(request.path)")
+                }
+                label = operation.name
+                response = try await serve(operation, parameters, request)
             }
         } catch {
             response = Self.errorResponse(error, requestId: request.requestId, log: api.log)
@@ -84,126 +86,13 @@ package final class RESTHandler: HTTPHandler {
         return response
     }
 
-    private func handle(_ route: Route, _ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+    /// Serves a table operation: admits the caller by its access, reads the body if it takes one, runs it.
+    private func serve(_ operation: APIOperation, _ parameters: PathParameters, _ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
         var query = QueryParameters(request.query)
-        let numeric = query.numericEnums
-        switch route {
-        case .healthz:
-            try query.finish()
-            return Self.json(["status": "ok"])
-        case .readyz:
-            let strict = try query.value("projections").map { v throws(APIError) in try ProtoValue.bool(QueryParameters.json(v), at: "projections") } ?? false
-            try query.finish()
-            let report = await api.readiness.check(projections: strict)
-            var members: [(String, JSONValue)] = [("status", .string(report.ready ? "ready" : "not ready"))]
-            if let problem = report.problem { members.append(("reason", .string(problem))) }
-            if !report.warnings.isEmpty { members.append(("warnings", .array(report.warnings.map { .string($0) }))) }
-            return Self.json(.object(JSONObject(members)), status: report.ready ? 200 : 503)
-        case .metrics:
-            try query.finish()
-            guard !api.metricsServedElsewhere else {
-                throw .notFound("/metrics is served on this server's metrics listener (WAYMARK_METRICS_ADDRESS), not here")
-            }
-            return await api.metricsResponse()
-        case .openAPI:
-            try query.finish()
-            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: .bytes(api.openAPIDocument))
-        default:
-            break
-        }
-
-        let bearer = try Authenticator.bearerToken(request.header("authorization"))
-        if ShareLinkToken.looksLikeLink(bearer) {
-            _ = try api.riders.reader(token: bearer)  // a forged or expired link is 401, a genuine one 403
-            throw .permissionDenied("a share-link token may only read its trip's journey")
-        }
-        let caller = try api.authenticator.verify(token: bearer)
-        let context = CommandContext(caller: caller, requestId: request.requestId)
-        let body: JSONValue = route.hasBody ? try Self.body(request) : .null
-        let trips = api.trips
-        let vehicles = api.vehicles
-        let result: JSONValue
-        switch route {
-        case .createTrip(let provider):
-            guard let tripId = try query.value("tripId"), !tripId.isEmpty else { throw .invalidArgument("tripId is required (query parameter)") }
-            try Self.validateId(tripId, field: "tripId")
-            try query.finish()
-            result = try await trips.create(try TripJSON.create(body, provider: provider, tripId: tripId), context: context)
-        case .getTrip(let provider, let tripId):
-            let view = try query.value("view").map { v throws(APIError) in try ProtoValue.enumName(QueryParameters.json(v), .tripView, at: "view") } ?? "TRIP_VIEW_UNSPECIFIED"
-            var versions = FleetResourceViews.TripVersions()
-            versions.currentRouteSegmentVersion = try Self.timestamp(&query, "currentRouteSegmentVersion")
-            versions.currentRouteSegmentTrafficVersion = try Self.timestamp(&query, "currentRouteSegmentTrafficVersion")
-            versions.remainingWaypointsRouteVersion = try Self.timestamp(&query, "remainingWaypointsRouteVersion")
-            _ = try Self.timestamp(&query, "remainingWaypointsVersion")  // deprecated: remaining waypoints are always returned
-            if let format = try query.value("routeFormatType") {
-                _ = try ProtoValue.enumName(QueryParameters.json(format), .polylineFormatType, at: "routeFormatType")
-            }
-            let asOf = try Self.timestamp(&query, "asOf")
-            try query.finish()
-            let request = TripService.GetRequest(provider: provider, tripId: tripId, view: view == "JOURNEY_SHARING_V1S" ? .journeySharing : .sdk, versions: versions)
-            if let asOf {
-                result = try await api.audit.trip(request, asOf: asOf, caller: caller)
-            } else {
-                result = try await trips.get(request, caller: caller)
-            }
-        case .updateTrip(let provider, let tripId):
-            let mask = try Self.mask(&query)
-            try query.finish()
-            result = try await trips.update(try TripJSON.update(body, mask: mask, provider: provider, tripId: tripId), context: context)
-        case .deleteTrip(let provider, let tripId):
-            try query.finish()
-            try await trips.delete(provider: provider, tripId: tripId, context: context)
-            result = .object(JSONObject())
-        case .searchTrips(let provider):
-            try query.finish()
-            let found = try await trips.search(try TripJSON.search(body, provider: provider), caller: caller)
-            var members: [(String, JSONValue)] = [("trips", .array(found.trips))]
-            if !found.nextPageToken.isEmpty { members.append(("nextPageToken", .string(found.nextPageToken))) }
-            result = .object(JSONObject(members))
-        case .reportBillableTrip:
-            throw APIError(.unimplemented, "ReportBillableTrip is not offered by this server (billing is Google's)")
-        case .createVehicle(let provider):
-            guard let vehicleId = try query.value("vehicleId"), !vehicleId.isEmpty else { throw .invalidArgument("vehicleId is required (query parameter)") }
-            try Self.validateId(vehicleId, field: "vehicleId")
-            try query.finish()
-            result = try await vehicles.create(try VehicleJSON.create(body, provider: provider, vehicleId: vehicleId), context: context)
-        case .getVehicle(let provider, let vehicleId):
-            var versions = FleetResourceViews.VehicleVersions()
-            versions.currentRouteSegmentVersion = try Self.timestamp(&query, "currentRouteSegmentVersion")
-            versions.waypointsVersion = try Self.timestamp(&query, "waypointsVersion")
-            try query.finish()
-            result = try await vehicles.get(provider: provider, vehicleId: vehicleId, versions: versions, caller: caller)
-        case .updateVehicle(let provider, let vehicleId):
-            let mask = try Self.mask(&query)
-            try query.finish()
-            result = try await vehicles.update(try VehicleJSON.update(body, mask: mask, provider: provider, vehicleId: vehicleId), context: context)
-        case .updateVehicleAttributes(let provider, let vehicleId):
-            try query.finish()
-            let attributes = try await vehicles.updateAttributes(provider: provider, vehicleId: vehicleId, attributes: try VehicleJSON.attributes(body), context: context)
-            result = .object(JSONObject([("attributes", attributes)]))
-        case .deleteVehicle(let provider, let vehicleId):
-            try query.finish()
-            try await vehicles.delete(provider: provider, vehicleId: vehicleId, context: context)
-            result = .object(JSONObject())
-        case .listVehicles(let provider):
-            let listed = try await vehicles.list(try Self.listRequest(&query, provider: provider), caller: caller)
-            var members: [(String, JSONValue)] = [("vehicles", .array(listed.vehicles))]
-            if !listed.nextPageToken.isEmpty { members.append(("nextPageToken", .string(listed.nextPageToken))) }
-            members.append(("totalSize", .string(String(listed.totalSize))))
-            result = .object(JSONObject(members))
-        case .searchVehicles(let provider):
-            try query.finish()
-            result = .object(JSONObject([("matches", .array(try await vehicles.search(try VehicleJSON.search(body, provider: provider), caller: caller)))]))
-        case .reportLocations(let provider):
-            try query.finish()
-            let outcomes = try await reportLocations(provider: provider, body: body, context: context)
-            // The answer holds no enum a client would want numbered: written straight to bytes.
-            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json; charset=utf-8")], body: .bytes(IngestJSON.resultBytes(outcomes)))
-        case .healthz, .readyz, .metrics, .openAPI:
-            preconditionFailure("answered above")
-        }
-        return Self.json(numeric ? ProtoEnum.numbered(result) : result)
+        let admission = try api.authorize(operation.access, authorization: request.header("authorization"), query: &query)
+        var input = OperationInput(api: api, request: request, path: parameters, query: query, admission: admission)
+        if operation.readsBody { input.body = try Self.body(request) }
+        return try await operation.serve(&input)
     }
 
     // MARK: - Request pieces
