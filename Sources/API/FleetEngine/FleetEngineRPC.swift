@@ -4,61 +4,57 @@ import JSON
 import Journey
 import ReadModels
 
-/// One Fleet Engine RPC of `maps.fleetengine.v1.TripService` or `VehicleService`, by method name.
+/// One Fleet Engine RPC of `maps.fleetengine.v1.TripService` or `VehicleService`: the gRPC face
+/// of an `OperationTable` entry.
 ///
-/// The transport-neutral entry of the gRPC front door: the request is the whole request message
-/// as proto3 JSON (the gRPC layer transcodes protobuf into it), the answer the whole response
-/// message. The same readers (`TripJSON`, `VehicleJSON`) and services as REST do the work, so
-/// both front doors validate alike and fail with the same codes and messages.
-package enum FleetEngineRPC: String, Sendable, CaseIterable {
-    case createTrip = "CreateTrip", getTrip = "GetTrip", updateTrip = "UpdateTrip", deleteTrip = "DeleteTrip", searchTrips = "SearchTrips"
-    case reportBillableTrip = "ReportBillableTrip"
-    case createVehicle = "CreateVehicle", getVehicle = "GetVehicle", updateVehicle = "UpdateVehicle", deleteVehicle = "DeleteVehicle"
-    case updateVehicleAttributes = "UpdateVehicleAttributes", listVehicles = "ListVehicles", searchVehicles = "SearchVehicles"
+/// The request is the whole request message as proto3 JSON (the gRPC layer transcodes protobuf
+/// into it), the answer the whole response message. The entry's gRPC reader and its service call
+/// (shared with REST) do the work, so both front doors validate alike and fail with the same codes
+/// and messages.
+package struct FleetEngineRPC: Sendable {
+    let operation: APIOperation
+    let binding: RPCBinding
+
+    /// Every RPC by its method path, such as `/maps.fleetengine.v1.TripService/GetTrip`.
+    package static var methods: [String: FleetEngineRPC] { OperationTable.standard.rpcs }
+
+    /// The method name, such as `GetTrip` (also the `route` label in metrics).
+    package var name: String { operation.name }
 
     /// The gRPC service that has this method.
-    package var service: String {
-        switch self {
-        case .createTrip, .getTrip, .updateTrip, .deleteTrip, .searchTrips, .reportBillableTrip: "maps.fleetengine.v1.TripService"
-        default: "maps.fleetengine.v1.VehicleService"
-        }
-    }
+    package var service: String { binding.service }
 
     /// The request message's full proto name.
-    package var requestMessage: String { "maps.fleetengine.v1.\(rawValue)Request" }
+    package var requestMessage: String { binding.requestMessage }
 
     /// The response message's full proto name.
-    package var responseMessage: String {
-        switch self {
-        case .createTrip, .getTrip, .updateTrip: "maps.fleetengine.v1.Trip"
-        case .searchTrips: "maps.fleetengine.v1.SearchTripsResponse"
-        case .deleteTrip, .deleteVehicle, .reportBillableTrip: "google.protobuf.Empty"
-        case .createVehicle, .getVehicle, .updateVehicle: "maps.fleetengine.v1.Vehicle"
-        case .updateVehicleAttributes: "maps.fleetengine.v1.UpdateVehicleAttributesResponse"
-        case .listVehicles: "maps.fleetengine.v1.ListVehiclesResponse"
-        case .searchVehicles: "maps.fleetengine.v1.SearchVehiclesResponse"
-        }
-    }
+    package var responseMessage: String { binding.responseMessage }
+
+    /// Whether the RPC only reads (and may be answered from the replica).
+    var isRead: Bool { binding.isRead }
 }
 
 extension WaymarkAPI {
-    /// Serves one Fleet Engine RPC: checks the `authorization` metadata as REST checks its header,
-    /// reads the request message, calls the service and returns the response message.
+    /// Serves one Fleet Engine RPC: admits the caller by the operation's access (the `authorization`
+    /// metadata, checked as REST checks its header), then reads the request message and calls the
+    /// service through the operation's binding.
     ///
     /// Metrics count it under the method name with method `GRPC` and the HTTP status REST would have given.
     package func call(_ rpc: FleetEngineRPC, request: JSONValue, authorization: String?, requestId: String) async throws(APIError) -> JSONValue {
         let started = ContinuousClock.now
         let result: Result<JSONValue, APIError>
         do throws(APIError) {
-            result = .success(try await perform(rpc, request: request, authorization: authorization, requestId: requestId))
+            var noQuery = QueryParameters([])
+            let admission = try authorize(rpc.operation.access, authorization: authorization, query: &noQuery)
+            guard let caller = admission.caller else { throw APIError(.internal, "\(rpc.name) admits callers without a verified token") }
+            guard case .object(let message) = request else { throw .invalidArgument("the request must be a message") }
+            result = .success(try await rpc.binding.serve(self, message, CommandContext(caller: caller, requestId: requestId)))
         } catch {
             result = .failure(error)
         }
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var status = 200
         if case .failure(let error) = result { status = error.code.httpStatus }
-        metrics.observe(route: rpc.rawValue, method: "GRPC", status: status, seconds: seconds)
+        observe(rpc.name, method: "GRPC", status: status, since: started)
         if case .failure(let error) = result, error.code == .internal {
             log?("internal error (request \(requestId)): \(error) \(error.underlying.map { "\($0)" } ?? "") at \(error.file):\(error.line)")
         }
@@ -77,88 +73,8 @@ extension WaymarkAPI {
                 _ = try authenticator.verify(token: bearer)
             }
         } catch {
-            metrics.observe(route: rpc.rawValue, method: "GRPC", status: error.code.httpStatus, seconds: 0)
+            metrics.observe(route: rpc.name, method: "GRPC", status: error.code.httpStatus, seconds: 0)
             throw error
-        }
-    }
-
-    private func perform(_ rpc: FleetEngineRPC, request: JSONValue, authorization: String?, requestId: String) async throws(APIError) -> JSONValue {
-        let bearer = try Authenticator.bearerToken(authorization)
-        if ShareLinkToken.looksLikeLink(bearer) {
-            _ = try riders.reader(token: bearer)
-            throw .permissionDenied("a share-link token may only read its trip's journey")
-        }
-        let caller = try authenticator.verify(token: bearer)
-        let context = CommandContext(caller: caller, requestId: requestId)
-        guard case .object(let message) = request else { throw .invalidArgument("the request must be a message") }
-        func string(_ name: String) throws(APIError) -> String {
-            try message[name].map { v throws(APIError) in try ProtoValue.string(v, at: name) } ?? ""
-        }
-        func body(_ name: String) -> JSONValue { message[name] ?? .object(JSONObject()) }
-        switch rpc {
-        case .createTrip:
-            let provider = try Self.parent(try string("parent"))
-            let tripId = try string("tripId")
-            guard !tripId.isEmpty else { throw .invalidArgument("trip_id is required") }
-            try RESTHandler.validateId(tripId, field: "tripId")
-            return try await trips.create(try TripJSON.create(body("trip"), provider: provider, tripId: tripId), context: context)
-        case .getTrip:
-            let (provider, tripId) = try Self.name(try string("name"), collection: "trips")
-            let view = try message["view"].map { v throws(APIError) in try ProtoValue.enumName(v, .tripView, at: "view") } ?? "TRIP_VIEW_UNSPECIFIED"
-            var versions = FleetResourceViews.TripVersions()
-            versions.currentRouteSegmentVersion = try Self.timestamp(message, "currentRouteSegmentVersion")
-            versions.currentRouteSegmentTrafficVersion = try Self.timestamp(message, "currentRouteSegmentTrafficVersion")
-            versions.remainingWaypointsRouteVersion = try Self.timestamp(message, "remainingWaypointsRouteVersion")
-            _ = try Self.timestamp(message, "remainingWaypointsVersion")  // deprecated: remaining waypoints are always returned
-            if let format = message["routeFormatType"] { _ = try ProtoValue.enumName(format, .polylineFormatType, at: "routeFormatType") }
-            let get = TripService.GetRequest(provider: provider, tripId: tripId, view: view == "JOURNEY_SHARING_V1S" ? .journeySharing : .sdk, versions: versions)
-            return try await trips.get(get, caller: caller)
-        case .updateTrip:
-            let (provider, tripId) = try Self.name(try string("name"), collection: "trips")
-            let mask = try Self.mask(message)
-            return try await trips.update(try TripJSON.update(body("trip"), mask: mask, provider: provider, tripId: tripId), context: context)
-        case .deleteTrip:
-            let (provider, tripId) = try Self.name(try string("name"), collection: "trips")
-            try await trips.delete(provider: provider, tripId: tripId, context: context)
-            return .object(JSONObject())
-        case .searchTrips:
-            let provider = try Self.parent(try string("parent"))
-            let found = try await trips.search(try TripJSON.search(request, provider: provider), caller: caller)
-            return .object(JSONObject([("trips", .array(found.trips)), ("nextPageToken", .string(found.nextPageToken))]))
-        case .reportBillableTrip:
-            throw APIError(.unimplemented, "ReportBillableTrip is not offered by this server (billing is Google's)")
-        case .createVehicle:
-            let provider = try Self.parent(try string("parent"))
-            let vehicleId = try string("vehicleId")
-            guard !vehicleId.isEmpty else { throw .invalidArgument("vehicle_id is required") }
-            try RESTHandler.validateId(vehicleId, field: "vehicleId")
-            return try await vehicles.create(try VehicleJSON.create(body("vehicle"), provider: provider, vehicleId: vehicleId), context: context)
-        case .getVehicle:
-            let (provider, vehicleId) = try Self.name(try string("name"), collection: "vehicles")
-            var versions = FleetResourceViews.VehicleVersions()
-            versions.currentRouteSegmentVersion = try Self.timestamp(message, "currentRouteSegmentVersion")
-            versions.waypointsVersion = try Self.timestamp(message, "waypointsVersion")
-            return try await vehicles.get(provider: provider, vehicleId: vehicleId, versions: versions, caller: caller)
-        case .updateVehicle:
-            let (provider, vehicleId) = try Self.name(try string("name"), collection: "vehicles")
-            let mask = try Self.mask(message)
-            return try await vehicles.update(try VehicleJSON.update(body("vehicle"), mask: mask, provider: provider, vehicleId: vehicleId), context: context)
-        case .updateVehicleAttributes:
-            let (provider, vehicleId) = try Self.name(try string("name"), collection: "vehicles")
-            let attributes = try await vehicles.updateAttributes(provider: provider, vehicleId: vehicleId, attributes: try VehicleJSON.attributes(request), context: context)
-            return .object(JSONObject([("attributes", attributes)]))
-        case .deleteVehicle:
-            let (provider, vehicleId) = try Self.name(try string("name"), collection: "vehicles")
-            try await vehicles.delete(provider: provider, vehicleId: vehicleId, context: context)
-            return .object(JSONObject())
-        case .listVehicles:
-            let provider = try Self.parent(try string("parent"))
-            let listed = try await vehicles.list(try Self.listRequest(message, provider: provider), caller: caller)
-            return .object(JSONObject([("vehicles", .array(listed.vehicles)), ("nextPageToken", .string(listed.nextPageToken)),
-                                       ("totalSize", .string(String(listed.totalSize)))]))
-        case .searchVehicles:
-            let provider = try Self.parent(try string("parent"))
-            return .object(JSONObject([("matches", .array(try await vehicles.search(try VehicleJSON.search(request, provider: provider), caller: caller)))]))
         }
     }
 

@@ -55,9 +55,7 @@ extension RESTHandler {
         default:
             return nil
         }
-        let elapsed = ContinuousClock.now - started
-        api.metrics.observe(route: label, method: request.method, status: response.status,
-                            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        api.observe(label, method: request.method, status: response.status, since: started)
         crossOrigin(&response, request)
         return response
     }

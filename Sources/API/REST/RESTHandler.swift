@@ -80,9 +80,7 @@ package final class RESTHandler: HTTPHandler {
         } catch {
             response = Self.errorResponse(error, requestId: request.requestId, log: api.log)
         }
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        api.metrics.observe(route: label, method: request.method, status: response.status, seconds: seconds)
+        api.observe(label, method: request.method, status: response.status, since: started)
         return response
     }
 

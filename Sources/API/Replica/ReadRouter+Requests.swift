@@ -18,16 +18,6 @@ extension ReadRouter {
     }
 }
 
-extension FleetEngineRPC {
-    /// Whether the RPC only reads (and may be answered from the replica).
-    var isRead: Bool {
-        switch self {
-        case .getTrip, .searchTrips, .getVehicle, .listVehicles, .searchVehicles: true
-        case .createTrip, .updateTrip, .deleteTrip, .reportBillableTrip, .createVehicle, .updateVehicle, .updateVehicleAttributes, .deleteVehicle: false
-        }
-    }
-}
-
 extension WaymarkAPI {
     /// The request header (REST) and metadata key (gRPC) of a consistency token: a write's answer
     /// carries it, and a read that sends it back sees that write even when a replica answers.

@@ -6,15 +6,15 @@ struct OperationTable: Sendable {
     let operations: [APIOperation]
     private let trie: RouteTrie
     /// The gRPC operations by their method path (`/maps.fleetengine.v1.TripService/GetTrip`).
-    let rpcs: [String: APIOperation]
+    let rpcs: [String: FleetEngineRPC]
 
     init(_ operations: [APIOperation]) {
         self.operations = operations
         var trie = RouteTrie()
-        var rpcs: [String: APIOperation] = [:]
+        var rpcs: [String: FleetEngineRPC] = [:]
         for (index, operation) in operations.enumerated() {
             trie.insert(operation.path, method: operation.method, operation: index)
-            if let rpc = operation.rpc { rpcs["/\(rpc.service)/\(operation.name)"] = operation }
+            if let rpc = operation.rpc { rpcs["/\(rpc.service)/\(operation.name)"] = FleetEngineRPC(operation: operation, binding: rpc) }
         }
         self.trie = trie
         self.rpcs = rpcs

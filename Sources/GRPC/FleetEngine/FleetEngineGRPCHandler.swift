@@ -4,13 +4,13 @@ import Protobuf
 
 /// Serves `maps.fleetengine.v1.TripService` and `VehicleService` over gRPC: checks the token,
 /// transcodes each request message from protobuf to proto3 JSON, calls `WaymarkAPI.call` (the
-/// same services and readers as REST), and transcodes the answer back.
+/// operation table's entries, as REST), and transcodes the answer back.
 ///
 /// Errors carry the API's gRPC code and message; INTERNAL ones hide the details behind a request
 /// id (logged by the API), as REST does.
 package struct FleetEngineGRPCHandler: GRPCHandler {
     let api: WaymarkAPI
-    static let methods: [String: FleetEngineRPC] = Dictionary(uniqueKeysWithValues: FleetEngineRPC.allCases.map { ("/\($0.service)/\($0.rawValue)", $0) })
+    static let methods = FleetEngineRPC.methods
 
     package init(api: WaymarkAPI) {
         self.api = api
