@@ -5,35 +5,8 @@ import JSON
 import Journey
 import Signing
 
-/// The audit endpoints over HTTP: history pages and the route audit (time travel rides on
-/// GetTrip and GetJourney as `?asOf=`).
+/// The query readers and answers of the audit history operations (`OperationTable+Audit`).
 extension RESTHandler {
-    /// Answers an audit route (in the handler's Task).
-    func handleAudit(_ route: AuditRoute, _ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        var query = QueryParameters(request.query)
-        let bearer = try Authenticator.bearerToken(request.header("authorization"))
-        if ShareLinkToken.looksLikeLink(bearer) {
-            _ = try api.riders.reader(token: bearer)  // a forged or expired link is 401, a genuine one 403
-            throw .permissionDenied("a share-link token may only read its trip's journey")
-        }
-        let caller = try api.authenticator.verify(token: bearer)
-        switch route {
-        case .tripHistory(let provider, let tripId):
-            let includeVehicle = try Self.include(&query)
-            var history = try Self.historyRequest(&query, provider: provider, subject: .trip(tripId))
-            history.includeVehicle = includeVehicle
-            try query.finish()
-            return Self.json(Self.historyJSON(try await api.audit.history(history, caller: caller)))
-        case .vehicleHistory(let provider, let vehicleId):
-            let history = try Self.historyRequest(&query, provider: provider, subject: .vehicle(vehicleId))
-            try query.finish()
-            return Self.json(Self.historyJSON(try await api.audit.history(history, caller: caller)))
-        case .routeAudit(let provider, let tripId):
-            try query.finish()
-            return Self.json(try await api.audit.routeAudit(provider: provider, tripId: tripId, caller: caller))
-        }
-    }
-
     /// `include=vehicle` (the only value), or nothing.
     static func include(_ query: inout QueryParameters) throws(APIError) -> Bool {
         guard let value = try query.value("include") else { return false }

@@ -15,48 +15,37 @@ extension RESTHandler {
     static let defaultRootsPageSize = 100
     static let maximumRootsPageSize = 1000
 
-    func handleAuditRoots(_ route: AuditRootsRoute, _ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
-        var query = QueryParameters(request.query)
-        let bearer = try Authenticator.bearerToken(request.header("authorization"))
-        if ShareLinkToken.looksLikeLink(bearer) {
-            _ = try api.riders.reader(token: bearer)
-            throw .permissionDenied("a share-link token may only read its trip's journey")
+    static func listAuditRoots(_ query: inout QueryParameters, api: WaymarkAPI) async throws(APIError) -> HTTPResponse {
+        var pageSize = Self.defaultRootsPageSize
+        if let text = try query.value("pageSize") {
+            guard let size = Int(text), size >= 0 else { throw .invalidArgument("pageSize must be a whole number ≥ 0, got \(text.debugDescription)") }
+            pageSize = size == 0 ? Self.defaultRootsPageSize : min(size, Self.maximumRootsPageSize)
         }
-        let caller = try api.authenticator.verify(token: bearer)
-        switch route {
-        case .listRoots:
-            try caller.require([.server, .auditor], to: "list audit roots")
-            var pageSize = Self.defaultRootsPageSize
-            if let text = try query.value("pageSize") {
-                guard let size = Int(text), size >= 0 else { throw .invalidArgument("pageSize must be a whole number ≥ 0, got \(text.debugDescription)") }
-                pageSize = size == 0 ? Self.defaultRootsPageSize : min(size, Self.maximumRootsPageSize)
-            }
-            var after: Int64 = 0
-            if let token = try query.value("pageToken"), !token.isEmpty {
-                guard let decoded = Self.rootsPageToken(token) else { throw .invalidArgument("pageToken is not one this server issued") }
-                after = decoded
-            }
-            try query.finish()
-            let limit = pageSize
-            let startAfter = after
-            let roots: [AuditRoot]
-            do {
-                roots = try await api.store.pool.withConnection { connection in
-                    try AuditRoots.list(on: connection, after: startAfter, limit: limit + 1)
-                }
-            } catch {
-                if let failure = error as? PostgresError, failure.isRetriable {
-                    throw APIError(.unavailable, "the database is unavailable (list audit roots); retry", underlying: error)
-                }
-                throw APIError(.internal, "storage failed (list audit roots)", underlying: error)
-            }
-            let page = roots.prefix(limit)
-            var members: [(String, JSONValue)] = [("roots", .array(page.map(Self.rootJSON)))]
-            if roots.count > limit, let last = page.last {
-                members.append(("nextPageToken", .string(Base64URL.encode(Array("roots:\(last.number)".utf8)))))
-            }
-            return Self.json(.object(JSONObject(members)))
+        var after: Int64 = 0
+        if let token = try query.value("pageToken"), !token.isEmpty {
+            guard let decoded = Self.rootsPageToken(token) else { throw .invalidArgument("pageToken is not one this server issued") }
+            after = decoded
         }
+        try query.finish()
+        let limit = pageSize
+        let startAfter = after
+        let roots: [AuditRoot]
+        do {
+            roots = try await api.store.pool.withConnection { connection in
+                try AuditRoots.list(on: connection, after: startAfter, limit: limit + 1)
+            }
+        } catch {
+            if let failure = error as? PostgresError, failure.isRetriable {
+                throw APIError(.unavailable, "the database is unavailable (list audit roots); retry", underlying: error)
+            }
+            throw APIError(.internal, "storage failed (list audit roots)", underlying: error)
+        }
+        let page = roots.prefix(limit)
+        var members: [(String, JSONValue)] = [("roots", .array(page.map(Self.rootJSON)))]
+        if roots.count > limit, let last = page.last {
+            members.append(("nextPageToken", .string(Base64URL.encode(Array("roots:\(last.number)".utf8)))))
+        }
+        return Self.json(.object(JSONObject(members)))
     }
 
     static func rootsPageToken(_ token: String) -> Int64? {

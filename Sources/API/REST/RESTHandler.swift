@@ -22,7 +22,8 @@ package final class RESTHandler: HTTPHandler {
     /// Adds CORS headers to the answer of a rider route called from an allowed origin.
     func crossOrigin(_ response: inout HTTPResponse, _ request: HTTPRequest) {
         guard api.cors.origins != nil, request.method != "OPTIONS", let origin = request.header("origin"),
-              let route = try? RiderRoute.match(method: request.method, path: request.path), route.allowsCrossOrigin
+              let operation = try? OperationTable.standard.match(method: request.method, path: request.path)?.operation,
+              operation.crossOrigin == .allowed
         else { return }
         api.cors.decorate(&response, origin: origin)
     }
@@ -31,13 +32,13 @@ package final class RESTHandler: HTTPHandler {
     /// answer, 405 for OPTIONS). PERMISSION_DENIED when the origin or method is not allowed.
     private func preflight(_ request: HTTPRequest) throws(APIError) -> HTTPResponse? {
         guard request.method == "OPTIONS", let method = request.header("access-control-request-method"),
-              let route = try? RiderRoute.match(method: method, path: request.path)
+              let route = try? OperationTable.standard.match(method: method, path: request.path)?.operation, route.crossOrigin != .none
         else { return nil }
         let origin = request.header("origin")
         guard api.cors.origins != nil else {
             throw .permissionDenied("cross-origin requests are off on this server (set WAYMARK_CORS_ORIGINS to allow a rider app's origin)")
         }
-        guard route.allowsCrossOrigin else {
+        guard route.crossOrigin == .allowed else {
             throw .permissionDenied("\(method) \(request.path) is not available to other origins (only the rider routes are)")
         }
         guard let answer = api.cors.preflight(origin: origin, methods: route.corsMethods) else {
@@ -55,21 +56,6 @@ package final class RESTHandler: HTTPHandler {
             if let preflight = try preflight(request) {
                 label = "CORSPreflight"
                 response = preflight
-            } else if let webhook = try WebhookRoute.match(method: request.method, path: request.path) {
-                label = webhook.label
-                response = try await handleWebhook(webhook, request)
-            } else if let rider = try RiderRoute.match(method: request.method, path: request.path) {
-                label = rider.label
-                response = try await handleRider(rider, request)
-            } else if let audit = try AuditRoute.match(method: request.method, path: request.path) {
-                label = audit.label
-                response = try await handleAudit(audit, request)
-            } else if let roots = try AuditRootsRoute.match(method: request.method, path: request.path) {
-                label = roots.label
-                response = try await handleAuditRoots(roots, request)
-            } else if let driver = try DriverRoute.match(method: request.method, path: request.path) {
-                label = driver.label
-                response = try await handleDriver(driver, request)
             } else {
                 guard let (operation, parameters) = try OperationTable.standard.match(method: request.method, path: request.path) else {
                     throw .notFound("no operation at \(request.path)")

@@ -1,7 +1,8 @@
 /// Who reads a trip's journey: the holder of a bearer JWT, or of a share link.
 ///
-/// `indirect`, and `RESTHandler.handleRider` reads the token into a local before asking for the
-/// reader: without both, release builds (Swift 6.3.1, -O) handed `handleRider` a garbage payload and
+/// `indirect`, and `WaymarkAPI.authorize` reads the token into a local before asking for the
+/// reader: without both, release builds (Swift 6.3.1, -O) handed the rider handler (then
+/// `RESTHandler.handleRider`) a garbage payload and
 /// the server crashed copying the `Principal` on every rider request that took the ordinary path
 /// (journey style, riders' trips, the first journey GET or stream of a token). Which of the two
 /// changes is enough was not isolated; debug builds were never affected.

@@ -18,6 +18,8 @@ struct APIOperation: Sendable {
     let readsBody: Bool
     /// Whether a rider's app on another origin may call it (`CORSPolicy`), for rider operations.
     let crossOrigin: CrossOrigin
+    /// Which answer `RESTHandler.respondImmediately` may give from memory on the server thread.
+    let fastPath: FastPath?
     /// Serves the REST request once `access` has admitted the caller.
     let serve: @Sendable (inout OperationInput) async throws(APIError) -> HTTPResponse
     /// How gRPC serves it, for the Fleet Engine RPCs.
@@ -32,14 +34,20 @@ struct APIOperation: Sendable {
         case refused
     }
 
+    /// The rider answers served from memory on the HTTP server's thread when they can be.
+    enum FastPath: Sendable {
+        case journey, journeyStream
+    }
+
     init(_ name: String, _ method: String, _ path: String, access: Access, readsBody: Bool = false, crossOrigin: CrossOrigin = .none,
-         rpc: RPCBinding? = nil, serve: @escaping @Sendable (inout OperationInput) async throws(APIError) -> HTTPResponse) {
+         fastPath: FastPath? = nil, rpc: RPCBinding? = nil, serve: @escaping @Sendable (inout OperationInput) async throws(APIError) -> HTTPResponse) {
         self.name = name
         self.method = method
         self.path = path
         self.access = access
         self.readsBody = readsBody
         self.crossOrigin = crossOrigin
+        self.fastPath = fastPath
         self.rpc = rpc
         self.serve = serve
     }

@@ -20,7 +20,7 @@ struct OperationTable: Sendable {
         self.rpcs = rpcs
     }
 
-    static let standard = OperationTable(fleetEngine + operations)
+    static let standard = OperationTable(fleetEngine + rider + driver + webhooks + audit + operations)
 
     /// The operation for a request and its path parameters; nil when no operation has the path,
     /// METHOD_NOT_ALLOWED (naming the allowed methods) when it has, for other methods. HEAD is GET.
