@@ -143,6 +143,9 @@ package final class WaymarkAPI: Sendable {
     /// The REST handler to serve.
     package var handler: RESTHandler { RESTHandler(api: self) }
 
+    /// The REST handler to serve, with route groups (such as the demo pages) beside the API.
+    package func handler(groups: [any RouteGroup]) -> RESTHandler { RESTHandler(api: self, groups: groups) }
+
     /// Moves `/metrics` off the public listener: from now on only `MetricsHandler` serves it.
     package func serveMetricsElsewhere() { metricsElsewhere.store(true, ordering: .relaxed) }
 

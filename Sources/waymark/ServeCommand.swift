@@ -156,7 +156,7 @@ enum ServeCommand {
                 configuration: .init(host: http.host, port: http.port, threads: http.threads, maxBodyBytes: http.maxBodyBytes,
                                      connectionsPerAddress: streamLimits.connectionsPerAddress, streamBufferBytes: streamLimits.streamBufferBytes,
                                      connectionMemoryBytes: memory.connectionMemoryBytes, errorBody: RESTHandler.serverErrorBody, diagnostics: { accessLogger.debug("libmicrohttpd: \($0)") }),
-                handler: DemoHandler(api: api, secret: demoSecret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo),
+                handler: api.handler(groups: [DemoRoutes(api: api, secret: demoSecret, citySeed: simulation?.seed ?? DemoCity.seed(flags), demo: demo)]),
                 observer: { exchange in
                     accessLogger.debug("\(exchange.method) \(exchange.path) \(exchange.status)", [
                         LogKey.requestId: exchange.requestId, LogKey.durationMs: String(format: "%.3f", exchange.durationSeconds * 1000),

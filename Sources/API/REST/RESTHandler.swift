@@ -8,12 +8,18 @@ import ReadModels
 /// renders the answer (or Fleet Engine's error shape) as JSON.
 package final class RESTHandler: HTTPHandler {
     let api: WaymarkAPI
+    /// The route groups, with the paths each owns (`/demo` exactly, and under `/demo/`).
+    let groups: [(exact: String, under: String, group: any RouteGroup)]
 
-    init(api: WaymarkAPI) {
+    init(api: WaymarkAPI, groups: [any RouteGroup] = []) {
         self.api = api
+        self.groups = groups.map { ("/" + $0.segment, "/" + $0.segment + "/", $0) }
     }
 
     package func respond(to request: HTTPRequest) async -> HTTPResponse {
+        for (exact, under, group) in groups where request.path == exact || request.path.hasPrefix(under) {
+            return await group.respond(to: request)
+        }
         var response = await withReadRouting(request) { await self.dispatch(request) }
         crossOrigin(&response, request)
         return response

@@ -4,7 +4,7 @@ import HTTP
 import JSON
 import Simulator
 
-/// `waymark serve --demo`: the rider's journey page at `/demo` in front of the REST API.
+/// `waymark serve --demo`: the rider's journey page at `/demo`, a route group of the REST handler.
 ///
 /// Serves the page (HTML, CSS and plain JavaScript embedded in the binary; nothing from the
 /// internet, no map tiles), the synthetic city's streets for its background, the demo
@@ -12,10 +12,9 @@ import Simulator
 /// token for the car serving it. Tokens are minted for the demo provider only, and only by a
 /// server started with `--demo`. Without `--demo` it serves only the rider page (`/demo/rider`
 /// and its script and styles), the page share links point to; every other `/demo` path is 404.
-/// Every other request goes to the REST handler unchanged.
-package final class DemoHandler: HTTPHandler {
+/// The REST handler passes it only `/demo` and paths under `/demo/`.
+package struct DemoRoutes: RouteGroup {
     let api: WaymarkAPI
-    let rest: RESTHandler
     let provider: String
     let secret: [UInt8]
     let cityBytes: [UInt8]
@@ -30,18 +29,14 @@ package final class DemoHandler: HTTPHandler {
     package init(api: WaymarkAPI, provider: String = "demo", secret: [UInt8], citySeed: UInt64, demo: Bool = true) {
         self.demo = demo
         self.api = api
-        rest = api.handler
         self.provider = provider
         self.secret = secret
         cityBytes = demo ? SyntheticCity(seed: citySeed).json.compactBytes() : []
     }
 
-    package func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
-        Self.isDemoPath(request.path) ? nil : rest.respondImmediately(to: request)
-    }
+    package var segment: String { "demo" }
 
     package func respond(to request: HTTPRequest) async -> HTTPResponse {
-        guard Self.isDemoPath(request.path) else { return await rest.respond(to: request) }
         guard request.method == "GET" || request.method == "HEAD" else {
             return Self.error(405, "UNIMPLEMENTED", "\(request.method) is not allowed on \(request.path) (allowed: GET)")
         }
@@ -65,8 +60,6 @@ package final class DemoHandler: HTTPHandler {
             return Self.error(404, "NOT_FOUND", "no demo page at \(request.path)")
         }
     }
-
-    static func isDemoPath(_ path: String) -> Bool { path == "/demo" || path.hasPrefix("/demo/") }
 
     var serverPrincipal: Principal { Principal(role: .server, provider: provider, subject: "demo-page") }
 
