@@ -57,6 +57,8 @@ package final class ProjectionRunner: Sendable {
     /// What the runner is doing, for metrics and readiness.
     package struct Status: Sendable, Hashable {
         package var isOwner = false
+        /// The PostgreSQL backend of the owner's session (its writes and restores), for measuring its CPU.
+        package var backendPID: Int32?
         package var checkpoint = FeedPosition.start
         package var eventsApplied: Int64 = 0
         /// Seconds from the last applied event's recording to its batch's commit.
@@ -121,6 +123,15 @@ package final class ProjectionRunner: Sendable {
         package var publishMicros: Int64 = 0
         package var readAgeMicros: Int64 = 0
         package var maxReadAgeMicros: Int64 = 0
+        /// Thread CPU of the runner's own work, microseconds: folding (decode, apply, drain), encoding
+        /// the batch's statements, the mirror with its observer, and the Swift side of the write (on the
+        /// connection's thread). The PostgreSQL side is its session's backend (`Status.backendPID`).
+        package var foldCPUMicros: Int64 = 0
+        package var encodeCPUMicros: Int64 = 0
+        package var publishCPUMicros: Int64 = 0
+        package var writeCPUMicros: Int64 = 0
+        /// Documents written or deleted by the committed batches.
+        package var documentsWritten: Int64 = 0
 
         package init() {}
 
@@ -132,10 +143,25 @@ package final class ProjectionRunner: Sendable {
 
         /// The stages of the batches committed between `earlier` and `self`.
         package func since(_ earlier: Stages) -> Stages {
-            Stages(batches: batches - earlier.batches, events: events - earlier.events, readMicros: readMicros - earlier.readMicros,
-                   applyMicros: applyMicros - earlier.applyMicros, commitMicros: commitMicros - earlier.commitMicros,
-                   publishMicros: publishMicros - earlier.publishMicros, readAgeMicros: readAgeMicros - earlier.readAgeMicros,
-                   maxReadAgeMicros: maxReadAgeMicros)
+            var delta = Stages(batches: batches - earlier.batches, events: events - earlier.events, readMicros: readMicros - earlier.readMicros,
+                               applyMicros: applyMicros - earlier.applyMicros, commitMicros: commitMicros - earlier.commitMicros,
+                               publishMicros: publishMicros - earlier.publishMicros, readAgeMicros: readAgeMicros - earlier.readAgeMicros,
+                               maxReadAgeMicros: maxReadAgeMicros)
+            delta.foldCPUMicros = foldCPUMicros - earlier.foldCPUMicros
+            delta.encodeCPUMicros = encodeCPUMicros - earlier.encodeCPUMicros
+            delta.publishCPUMicros = publishCPUMicros - earlier.publishCPUMicros
+            delta.writeCPUMicros = writeCPUMicros - earlier.writeCPUMicros
+            delta.documentsWritten = documentsWritten - earlier.documentsWritten
+            return delta
+        }
+
+        /// Adds the CPU counters of `other` (a batch's) to these.
+        mutating func addCPU(of other: Stages) {
+            foldCPUMicros += other.foldCPUMicros
+            encodeCPUMicros += other.encodeCPUMicros
+            publishCPUMicros += other.publishCPUMicros
+            writeCPUMicros += other.writeCPUMicros
+            documentsWritten += other.documentsWritten
         }
 
         /// One line: batches, events per batch, and milliseconds per batch for each stage.
@@ -201,6 +227,7 @@ package final class ProjectionRunner: Sendable {
                 state.withLock {
                     $0.lastError = "\(error)"
                     $0.isOwner = false
+                    $0.backendPID = nil
                 }
                 try? await Task.sleep(for: .milliseconds(200))
             }
@@ -225,6 +252,13 @@ package final class ProjectionRunner: Sendable {
     private static func monotonicMicros() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
+    }
+
+    /// The calling thread's CPU time (user and system) in microseconds.
+    static func threadCPUMicros() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
         return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
     }
 
@@ -255,6 +289,7 @@ package final class ProjectionRunner: Sendable {
         state.withLock {
             $0.checkpoint = checkpoint.position
             $0.eventsApplied = checkpoint.eventsApplied
+            $0.backendPID = lockPID
         }
         // The next page is read ahead while a batch applies and commits, except when the runner
         // settles (`Options.settle`): it then holds the reader and reads only after the wait.
@@ -286,12 +321,15 @@ package final class ProjectionRunner: Sendable {
                 }
                 let readAt = Self.monotonicMicros()
                 let readAge = max(0, MonotonicMicros.wallClock() - batch.last!.recordedAtMicros)
+                var cpu = Self.threadCPUMicros()
                 let needed = projector.prepare(batch)
+                var foldCPU = Self.threadCPUMicros() - cpu
                 if !needed.isEmpty {
                     let found = try await pool.withConnection { connection in try readModels.readDocuments(needed, connection) }
                     projector.restore(needed, found: found)
                     state.withLock { $0.recordsRestored += Int64(found.count) }
                 }
+                cpu = Self.threadCPUMicros()
                 projector.apply(batch: batch)
                 let unrestored = projector.takeUnrestoredReads()
                 guard unrestored.isEmpty else {
@@ -303,27 +341,35 @@ package final class ProjectionRunner: Sendable {
                 let changes = projector.drainChanges()
                 let released = projector.letGo()
                 if released > 0 { state.withLock { $0.recordsLetGo += Int64(released) } }
+                foldCPU += Self.threadCPUMicros() - cpu
                 let appliedAt = Self.monotonicMicros()
                 let target = batch.last!.feedPosition
                 let from = checkpoint
                 checkpoint = ReadModelStore.Checkpoint(position: target, eventsApplied: from.eventsApplied + Int64(batch.count),
                                                        generation: from.generation)
                 let written = checkpoint
-                let stages = Stages(batches: 1, events: Int64(batch.count), readMicros: readAt - waitStarted, applyMicros: appliedAt - readAt,
+                var stages = Stages(batches: 1, events: Int64(batch.count), readMicros: readAt - waitStarted, applyMicros: appliedAt - readAt,
                                     commitMicros: 0, publishMicros: 0, readAgeMicros: readAge, maxReadAgeMicros: readAge)
                 let skipped = projector.skippedEvents
                 let lastRecorded = batch.last!.recordedAtMicros
+                cpu = Self.threadCPUMicros()
                 let statements = readModels.batchStatements(changes, from: from, to: target, events: batch.count)
                 let notification = notification(changes)
+                stages.encodeCPUMicros = Self.threadCPUMicros() - cpu
+                stages.foldCPUMicros = foldCPU
+                stages.documentsWritten = Int64(changes.count)
+                cpu = Self.threadCPUMicros()
                 // The mirror, and through it the riders' streams, get the batch before it commits:
                 // every event in it is durable already, and folding the same events from the
                 // stored checkpoint gives the same documents and versions, whether this runner
                 // retries after a failed commit or another node takes over. Riders see a change
                 // without waiting for its document write; the checkpoint moves only after the commit.
                 options.mirror?.apply(changes)
+                stages.publishCPUMicros = Self.threadCPUMicros() - cpu
                 let publishedAt = Self.monotonicMicros()
-                committing = Task {
-                    try await self.commit(statements, notification: notification, lockPID: lockPID)
+                committing = Task { [stages] in
+                    var stages = stages
+                    stages.writeCPUMicros = try await self.commit(statements, notification: notification, lockPID: lockPID)
                     self.published(written, lastRecorded: lastRecorded, skipped: skipped, stages: stages,
                                    commitMicros: Self.monotonicMicros() - publishedAt, publishMicros: publishedAt - appliedAt)
                 }
@@ -361,10 +407,12 @@ package final class ProjectionRunner: Sendable {
     /// PostgreSQL's global notify lock for the whole commit, and every other notifying commit (the
     /// event store's among them) would wait for it (see `CommitterWorker.notification`). Its
     /// failure is ignored: the batch is committed by then, and listeners also poll.
-    private func commit(_ statements: [Statement], notification: [Statement], lockPID: Int32) async throws {
+    /// Returns the thread CPU the write took on this side (microseconds).
+    private func commit(_ statements: [Statement], notification: [Statement], lockPID: Int32) async throws -> Int64 {
         let beforeCommit = options.beforeCommit
         do {
-            try await pool.withConnection { connection in
+            return try await pool.withConnection { connection in
+                let cpu = Self.threadCPUMicros()
                 // The session that holds the lock must be the one that writes.
                 guard connection.backendPID == lockPID else {
                     throw ProjectionError(.fenced, "the projector's session changed; ownership must be taken again")
@@ -380,6 +428,7 @@ package final class ProjectionRunner: Sendable {
                 } else {
                     _ = try connection.pipeline(begin + statements + [Statement("COMMIT")], hints: notification)
                 }
+                return Self.threadCPUMicros() - cpu
             }
         } catch {
             options.mirror?.invalidate()
@@ -420,6 +469,7 @@ package final class ProjectionRunner: Sendable {
             $0.stages.publishMicros += publishMicros
             $0.stages.readAgeMicros += stages.readAgeMicros
             $0.stages.maxReadAgeMicros = max($0.stages.maxReadAgeMicros, stages.maxReadAgeMicros)
+            $0.stages.addCPU(of: stages)
         }
         progress.notify()
     }

@@ -172,6 +172,7 @@ struct BenchIngest {
                     served.withLock { $0 = [] }
                     let duration = warmUp ? 2 : seconds
                     let cpuBefore = BenchCPU.now()
+                    let costBefore = BenchProjectionCost.now(live)
                     let pacedBefore = api.ingest.pacer?.counts
                     let wallBefore = ContinuousClock.now
                     let arguments = ["-t1", "-c\(item.connections)", "-d\(duration)s", "--latency", "--timeout", "30s", "-s", item.ingest ? ingestScript : updateScript, base]
@@ -220,6 +221,8 @@ struct BenchIngest {
                         else if live.count == runners.count { ", the projection runners' work during the case included" }
                         else { ", the work of the live runner\(live.count == 1 ? "" : "s") (\(live.map(\.name).joined(separator: ", "))) during the case included" }
                     notes.append("\(item.name): CPU \(BenchCPU.perEvent(from: cpuBefore, to: cpuAfter, events: events, seconds: wall.seconds))" + runnersWork)
+                    let costs = BenchProjectionCost.now(live).perEvent(since: costBefore)
+                    if !costs.isEmpty { notes.append("\(item.name): live projection cost per event applied: " + costs.map(\.summary).joined(separator: "; ")) }
                     notes.append("\(item.name): \(BenchTable.grouped(events)) events committed in \(BenchTable.grouped(transactions)) transactions (\(String(format: "%.1f", Double(events) / Double(max(1, transactions)))) per transaction), \(after.retries - statistics.retries) retried groups")
                     let offered = result.requests * eventsPerRequest
                     measured.append((item, Measured(name: item.name, requests: result.requests, rate: result.rate, events: offered,
