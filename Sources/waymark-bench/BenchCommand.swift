@@ -54,7 +54,7 @@ enum BenchCommand {
                                 .value("propagation", "MODE", "update (one UpdateVehicle per report) or batch (reportLocations) (update)"),
                                 .value("batch-reports", "N", "reports per reportLocations request with --propagation batch, 3 to 5000 (100)"),
                                 .value("cases", "LIST", "reads and/or propagation, comma-separated (both)")] + common),
-            CommandSpec(name: "bench ingest", synopsis: "[--seconds 10] [--vehicles 10000] [--reports 500] [--ingest-connections 16] [--connections 64] [--cases LIST] [--max-backlog 500000]",
+            CommandSpec(name: "bench ingest", synopsis: "[--seconds 10] [--vehicles 10000] [--reports 500] [--ingest-connections 16] [--connections 64] [--cases LIST] [--max-backlog 500000] [--offered-rates LIST] [--rate-seconds 30]",
                         summary: """
                             The write path under wrk beside its raw PostgreSQL references (the COPY ceiling, 8 clients
                             inserting a row per transaction): UpdateVehicle and reportLocations with every projection
@@ -66,7 +66,9 @@ enum BenchCommand {
                                 .value("ingest-connections", "N", "reportLocations connections (16)"),
                                 .value("connections", "N", "UpdateVehicle connections (64)"),
                                 .value("cases", "LIST", BenchIngest.cases.joined(separator: ",") + ", comma-separated (all)"),
-                                .value("max-backlog", "N", "the server's WAYMARK_INGEST_MAX_BACKLOG, 0: no pacing (500000)")] + common),
+                                .value("max-backlog", "N", "the server's WAYMARK_INGEST_MAX_BACKLOG, 0: no pacing (500000)"),
+                                .value("offered-rates", "LIST", "sustained case: events/s, or multiples of the COPY ceiling like 0.25x (\(BenchIngest.defaultOfferedRates))"),
+                                .value("rate-seconds", "S", "sustained case: seconds per offered rate (30)")] + common),
             CommandSpec(name: "bench grpc", synopsis: "[--seconds 10] [--connections 4] [--streams 16] [--vehicles 200]",
                         summary: "GetTrip over gRPC beside the same GetTrip over REST, and UpdateVehicle over gRPC. Needs h2load and wrk.",
                         flags: [.value("seconds", "S", "how long each case runs (10)"),
@@ -110,6 +112,9 @@ enum BenchCommand {
         guard !ingest || unknownCases.isEmpty else {
             throw UsageError("--cases takes \(BenchIngest.cases.joined(separator: ", ")), comma-separated (got \(unknownCases.sorted()))")
         }
+        let offeredRates = flags.value("offered-rates") ?? BenchIngest.defaultOfferedRates
+        if ingest { _ = try BenchIngest.offeredRates(offeredRates, ceiling: 1) }  // checked before any database is touched
+        let rateSeconds = try flags.int("rate-seconds", default: 30)
         let events = try flags.int("events", default: rebuild || exportBench ? 1_000_000 : 200_000)
         let seconds = try flags.int("seconds", default: 5)
         let formatText = flags.value("format") ?? "text"
@@ -143,6 +148,8 @@ enum BenchCommand {
                                             reportsPerRequest: try flags.int("reports", default: 500), ingestConnections: try flags.int("ingest-connections", default: 16),
                                             updateConnections: try flags.int("connections", default: 64), logger: logger)
                     bench.only = ingestCases
+                    bench.offeredRates = offeredRates
+                    bench.rateSeconds = rateSeconds
                     if let text = flags.value("max-backlog") {
                         guard let backlog = Int(text), backlog >= 0 else {
                             throw UsageError("--max-backlog must be a whole number of events ≥ 0 (0: no pacing), got \(text.debugDescription)")

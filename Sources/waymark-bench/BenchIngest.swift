@@ -47,7 +47,10 @@ struct BenchIngest {
     /// Which cases to run (`Self.cases`); all when empty.
     var only: Set<String> = []
     /// The cases in the order they run: each one that stops runners comes after those that need them.
-    static let cases = ["update", "ingest", "update-fleet", "ingest-alone"]
+    static let cases = ["update", "ingest", "sustained", "update-fleet", "ingest-alone"]
+    /// The sustained case's offered rates (`--offered-rates`) and seconds per rate (`--rate-seconds`).
+    var offeredRates = BenchIngest.defaultOfferedRates
+    var rateSeconds = 30
     let logger: Logger
 
     /// One wrk run as the server saw it.
@@ -77,7 +80,9 @@ struct BenchIngest {
     }
 
     func run(format: BenchTable.Format) async throws -> String {
-        guard let wrk = BenchHTTP.which("wrk") else { throw UsageError("bench ingest needs wrk on PATH (make bench installs it: apt-get install wrk)") }
+        // The sustained case posts at a fixed pace itself; the others are driven by wrk.
+        let wrk = BenchHTTP.which("wrk") ?? ""
+        guard !wrk.isEmpty || only == ["sustained"] else { throw UsageError("bench ingest needs wrk on PATH (make bench installs it: apt-get install wrk); --cases sustained does not") }
         let pool = ConnectionPool(.init(conninfo: url, size: 1, name: "bench-ingest"))
         do {
             let output = try await run(format: format, wrk: wrk, pool: pool)
@@ -126,6 +131,7 @@ struct BenchIngest {
         }
         var measured: [(Case, Measured)] = []
         var notes: [String] = []
+        var sustainedRows: [[String]] = [], sustainedVerdicts: [String] = []
         do {
             let base = "http://127.0.0.1:\(server.port)"
             let token = Authenticator.mint(secret: secret, role: .server, provider: "bench", issuedAt: Int64(Date().timeIntervalSince1970), ttl: 3600)
@@ -142,6 +148,7 @@ struct BenchIngest {
                 switch key {
                 case "update": Case(key: key, name: updates, ingest: false, connections: updateConnections)
                 case "ingest": Case(key: key, name: reports, ingest: true, connections: ingestConnections)
+                case "sustained": Case(key: key, name: "sustained " + reports, ingest: true, connections: ingestConnections)
                 // The fleet runner is the one an UpdateVehicle answer reads (the node's mirror of the
                 // Vehicle resources); without it every update would wait for a projection nobody applies.
                 case "update-fleet": Case(key: key, name: updates + ", only the fleet runner live", ingest: false, connections: updateConnections,
@@ -152,6 +159,13 @@ struct BenchIngest {
             }
             var run = 0
             for item in cases {
+                if item.key == "sustained" {
+                    let result = try await sustained(port: UInt16(server.port), token: token, runners: live, store: store, pool: pool, ceiling: ceiling.rate)
+                    sustainedRows += result.rows
+                    sustainedVerdicts += result.verdicts
+                    notes += result.notes
+                    continue
+                }
                 if let keep = item.liveRunners {
                     await stopRunners(except: keep)
                     // The pacer follows the journey and fleet projections: with either stopped, nothing
@@ -243,12 +257,13 @@ struct BenchIngest {
         await server.shutdown(grace: .seconds(2))
         await stopRunners()
         await store.shutdown()
-        return render(ceiling: ceiling, inserts: inserts, measured: measured, version: version, notes: notes, format: format)
+        return render(ceiling: ceiling, inserts: inserts, measured: measured, version: version, notes: notes, format: format,
+                      extraRows: sustainedRows, extraVerdicts: sustainedVerdicts)
     }
 
     /// Waits until every runner has applied every event written so far, so that a case starts with
     /// no projection behind; says how long that took and how many events each applied meanwhile.
-    private func catchUp(_ runners: [ProjectionRunner], pool: ConnectionPool) async throws -> String? {
+    func catchUp(_ runners: [ProjectionRunner], pool: ConnectionPool) async throws -> String? {
         guard let row = try await pool.query("SELECT txid::text, global_position FROM events ORDER BY txid DESC, global_position DESC LIMIT 1").first else { return nil }
         let head = FeedPosition(transactionId: try row.uint64(0), globalPosition: try row.int64(1))
         let started = ContinuousClock.now
@@ -351,7 +366,8 @@ struct BenchIngest {
         return numbers.count == 2 ? (numbers[0], numbers[1]) : (0, 0)
     }
 
-    func render(ceiling: BenchTable.Row, inserts: BenchTable.Row, measured: [(Case, Measured)], version: String, notes extra: [String], format: BenchTable.Format) -> String {
+    func render(ceiling: BenchTable.Row, inserts: BenchTable.Row, measured: [(Case, Measured)], version: String, notes extra: [String], format: BenchTable.Format,
+                extraRows: [[String]] = [], extraVerdicts: [String] = []) -> String {
         let header = ["case", "requests/s", "events/s", "reference", "ratio", "target", "wrk p50", "wrk p99", "server p50", "server p99"]
         func ms(_ seconds: Double) -> String { String(format: "%.2fms", seconds * 1000) }
         var rows = [
@@ -369,7 +385,8 @@ struct BenchIngest {
                          m.wrkP50, m.wrkP99, ms(m.serverP50), ms(m.serverP99)])
             verdicts.append("target \(m.name): ≥ \(target) × \(item.ingest ? "the COPY ceiling" : "\(insertClients) INSERT clients"): \(ratio >= target ? "met" : "NOT met") (\(String(format: "%.3f", ratio)))")
         }
-        let notes = verdicts + [
+        rows += extraRows
+        let notes = verdicts + extraVerdicts + [
             "PostgreSQL \(version); ceiling: COPY of 200,000 rows in 5,000-row transactions; INSERT: \(insertClients) threads with a connection each, one row per autocommit INSERT, for 5 s",
             "server in process: 2 MHD threads, event store with 2 committers, the \(ProjectionCatalog.all.count) projection runners live unless said otherwise; \(BenchTable.grouped(vehicles)) vehicles; wrk -t1 -d\(seconds)s after a 2 s warm-up, each case starting with every projection caught up; each reportLocations request carries \(reportsPerRequest) reports for \(reportsPerRequest) different vehicles, each report with an eventId of its own; each UpdateVehicle request is for another vehicle; "
                 + (maximumBacklog > 0 ? "reportLocations waits while the journey or fleet projection is more than \(BenchTable.grouped(maximumBacklog)) events behind (WAYMARK_INGEST_MAX_BACKLOG; not while the runners are stopped)" : "no ingest pacing (--max-backlog 0)"),

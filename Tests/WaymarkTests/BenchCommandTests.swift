@@ -66,6 +66,13 @@ import TestSupport
 
     @Test func ingestCasesAreCheckedBeforeAnyDatabaseIsTouched() async throws {
         let stderr = try await usage(["ingest", "--cases", "update,update-alone"])
-        #expect(stderr.contains("--cases takes update, ingest, update-fleet, ingest-alone, comma-separated (got [\"update-alone\"])"))
+        #expect(stderr.contains("--cases takes update, ingest, sustained, update-fleet, ingest-alone, comma-separated (got [\"update-alone\"])"))
+    }
+
+    @Test func sustainedOfferedRatesAreCheckedBeforeAnyDatabaseIsTouched() async throws {
+        let stderr = try await usage(["ingest", "--cases", "sustained", "--offered-rates", "20000,fast"])
+        #expect(stderr.contains("--offered-rates takes events/s or multiples of the COPY ceiling such as 0.25x, comma-separated; got \"fast\""))
+        let zero = try await usage(["ingest", "--cases", "sustained", "--offered-rates", "0.2x", "--rate-seconds", "0"])
+        #expect(zero.contains("--rate-seconds must be a positive whole number, got \"0\""))
     }
 }
