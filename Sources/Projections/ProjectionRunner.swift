@@ -38,13 +38,24 @@ package final class ProjectionRunner: Sendable {
         /// At most this many records the projector keeps in memory after a batch (nil: all). Those
         /// it lets go are read back from the table before a batch that needs them (`Projector.prepare`).
         package var recordLimit: Int?
+        /// How long a runner that is behind may keep folded documents before it writes them (zero:
+        /// each page is written as soon as it is folded). Pages folded meanwhile are written
+        /// together, each document once, with the checkpoint of the last; the mirror has every page
+        /// at once. A reader waiting for a position (read-your-writes) has them written at once.
+        package var writeBehind: Duration
+        /// At most this many events folded and not written.
+        package var maximumPendingEvents: Int
 
         /// Events per batch unless set.
         package static let defaultBatchSize = 250
+        package static let defaultMaximumPendingEvents = 5_000
 
         package init(batchSize: Int = Options.defaultBatchSize, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
-                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero, recordLimit: Int? = nil) {
+                     mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero, recordLimit: Int? = nil,
+                     writeBehind: Duration = .zero, maximumPendingEvents: Int = Options.defaultMaximumPendingEvents) {
             self.recordLimit = recordLimit
+            self.writeBehind = writeBehind
+            self.maximumPendingEvents = maximumPendingEvents
             self.batchSize = batchSize
             self.standbyInterval = standbyInterval
             self.beforeCommit = beforeCommit
@@ -72,6 +83,8 @@ package final class ProjectionRunner: Sendable {
         /// Records the projector let go from memory, and records read back from the table for a batch.
         package var recordsLetGo: Int64 = 0
         package var recordsRestored: Int64 = 0
+        /// Of those, records read back from documents folded and not yet written (`Options.writeBehind`).
+        package var recordsRestoredUnwritten: Int64 = 0
         /// Whether the projector keeps every record in memory although `Options.recordLimit` is set:
         /// a batch read a record that was let go and not read back (a bug), so the runner stopped
         /// letting records go.
@@ -182,8 +195,11 @@ package final class ProjectionRunner: Sendable {
     private let state = Mutex(Status())
     /// Notified after every committed batch (read-your-writes waiters park on it).
     private let progress = FeedSignal()
-    /// Bumped by readers that wait for a position; cuts a settling runner's wait short.
+    /// Bumped by readers that wait for a position, and by finished page reads; wakes a settling
+    /// runner, or one that waits for its next page with documents pending.
     private let hurry = FeedSignal()
+    /// Bumped by readers that wait for a position: what is pending is written at once.
+    private let asked = FeedSignal()
     private let loop = BackgroundTask()
 
     package init(store: EventStore, conninfo: String, setupStatements: [String] = [], options: Options = Options(),
@@ -264,14 +280,16 @@ package final class ProjectionRunner: Sendable {
 
     /// Loads the model and follows the feed until fenced, disconnected or cancelled.
     ///
-    /// The next feed page is read in the background while a batch is applied, published and
-    /// committed, so a batch's latency does not include reading the page after the one before it.
-    /// Each batch's changes reach the mirror, and so the riders, as soon as it is folded, before
-    /// its documents are written; the checkpoint moves after that commit. Commits stay one at a
-    /// time and in order: the runner waits for a batch's commit before it takes the next page, so
-    /// a failed commit (fenced, disconnected) reloads at once and nothing after it is written.
-    /// (Applying a batch while the one before it commits was tried: a failure then went unnoticed
-    /// until the next event arrived.)
+    /// The next feed page is read in the background while a page is folded and written. Each
+    /// page's changes reach the mirror, and so the riders, as soon as it is folded, before its
+    /// documents are written; the checkpoint moves with each write's commit. A runner that is
+    /// behind (full pages) keeps folding while the documents wait (`PendingWrite`) and writes them
+    /// when `Options.writeBehind` has passed since the first of them, when
+    /// `Options.maximumPendingEvents` are folded, when it caught up, or when a reader waits for a
+    /// position. Writes stay one at a time and in order, and the runner folds the next page while
+    /// one commits; before it waits for more events, and before it reads records back from the
+    /// table, the last write must have committed, so a failed write (fenced, disconnected) reloads
+    /// at once and nothing after it is written.
     private func follow(_ readModels: ReadModelStore) async throws {
         let (lockPID, loaded) = try await pool.withConnection { connection in
             (connection.backendPID, try readModels.load(connection))
@@ -291,43 +309,101 @@ package final class ProjectionRunner: Sendable {
             $0.eventsApplied = checkpoint.eventsApplied
             $0.backendPID = lockPID
         }
-        // The next page is read ahead while a batch applies and commits, except when the runner
-        // settles (`Options.settle`): it then holds the reader and reads only after the wait.
-        var next: Task<(FeedReader, [RecordedEvent]?), any Error>? = Self.read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize))
+        // The next page is read ahead while a page folds and writes, except when the runner settles
+        // (`Options.settle`): it then holds the reader and reads only after the wait. `reads` counts
+        // the pages read, so the runner can tell whether the one it waits for is in.
+        let reads = FeedSignal()
+        var readsBefore = reads.generation
+        var next: Task<(FeedReader, [RecordedEvent]?), any Error>? =
+            read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize), counting: reads)
         var settling: (reader: FeedReader, since: ContinuousClock.Instant, hurried: UInt64)?
         var committing: Task<Void, any Error>?
+        var pending = PendingWrite()
+        var askedBefore = asked.generation
+
+        /// Writes what is pending with the checkpoint, after the write before it committed.
+        func write() async throws {
+            try await committing?.value
+            committing = nil
+            guard let last = pending.last else { return }
+            askedBefore = asked.generation
+            let from = checkpoint
+            checkpoint = ReadModelStore.Checkpoint(position: last.feedPosition, eventsApplied: from.eventsApplied + Int64(pending.events),
+                                                   generation: from.generation)
+            let written = checkpoint
+            var stages = pending.stages
+            stages.batches = 1
+            stages.documentsWritten = Int64(pending.changes.count)
+            let cpu = Self.threadCPUMicros()
+            let statements = readModels.batchStatements(pending.changes, from: from, to: last.feedPosition, events: pending.events)
+            let notification = notification(pending.changes)
+            stages.encodeCPUMicros = Self.threadCPUMicros() - cpu
+            let skipped = projector.skippedEvents
+            let lastRecorded = last.recordedAtMicros
+            pending = PendingWrite()
+            let started = Self.monotonicMicros()
+            committing = Task { [stages] in
+                var stages = stages
+                stages.writeCPUMicros = try await self.commit(statements, notification: notification, lockPID: lockPID)
+                self.published(written, lastRecorded: lastRecorded, skipped: skipped, stages: stages,
+                               commitMicros: Self.monotonicMicros() - started, publishMicros: stages.publishMicros)
+            }
+        }
+
         do {
             while !Task.isCancelled {
-                // The previous batch's commit must have succeeded before the runner waits for more
-                // events: a failed commit (fenced, disconnected) reloads at once, not at the next event.
-                try await committing?.value
-                committing = nil
                 if let held = settling {
+                    // Caught up, and the last page is being written: it must commit before the wait.
+                    try await committing?.value
+                    committing = nil
                     let remaining = options.settle - (ContinuousClock.now - held.since)
                     if remaining > .zero { await hurry.wait(after: held.hurried, timeout: remaining) }
-                    next = Self.read(held.reader)
+                    readsBefore = reads.generation
+                    next = read(held.reader, counting: reads)
                     settling = nil
                 }
                 let waitStarted = Self.monotonicMicros()
-                guard let pending = next else { break }
-                let (reader, fetched) = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
-                guard let batch = fetched else { break }
-                if options.settle > .zero, batch.count < options.batchSize {
+                guard let reading = next else { break }
+                if reads.generation == readsBefore {
+                    // The next page is not in yet. What is pending waits for it until it is due.
+                    if !pending.isEmpty, let since = pending.since {
+                        await waitForPage(reads, after: readsBefore, asked: askedBefore, until: since + options.writeBehind)
+                        if reads.generation == readsBefore { try await write() }
+                    }
+                    // Caught up: the last write must have committed before the runner waits for events.
+                    if reads.generation == readsBefore {
+                        try await committing?.value
+                        committing = nil
+                    }
+                }
+                let (reader, fetched) = try await withTaskCancellationHandler { try await reading.value } onCancel: { reading.cancel() }
+                guard let batch = fetched, let last = batch.last else { break }
+                let caughtUp = batch.count < options.batchSize
+                if options.settle > .zero, caughtUp {
                     // Caught up: let the next events gather (a full batch means the runner is behind).
                     settling = (reader, ContinuousClock.now, hurry.generation)
                     next = nil
                 } else {
-                    next = Self.read(reader)
+                    readsBefore = reads.generation
+                    next = read(reader, counting: reads)
                 }
                 let readAt = Self.monotonicMicros()
-                let readAge = max(0, MonotonicMicros.wallClock() - batch.last!.recordedAtMicros)
+                let readAge = max(0, MonotonicMicros.wallClock() - last.recordedAtMicros)
                 var cpu = Self.threadCPUMicros()
                 let needed = projector.prepare(batch)
                 var foldCPU = Self.threadCPUMicros() - cpu
                 if !needed.isEmpty {
-                    let found = try await pool.withConnection { connection in try readModels.readDocuments(needed, connection) }
-                    projector.restore(needed, found: found)
-                    state.withLock { $0.recordsRestored += Int64(found.count) }
+                    // Records let go are read back from what is pending, else from the table, once it
+                    // holds every write before.
+                    try await committing?.value
+                    committing = nil
+                    let (unwritten, rest) = pending.split(needed)
+                    let found = rest.isEmpty ? [] : try await pool.withConnection { connection in try readModels.readDocuments(rest, connection) }
+                    projector.restore(needed, found: unwritten + found)
+                    state.withLock {
+                        $0.recordsRestored += Int64(unwritten.count + found.count)
+                        $0.recordsRestoredUnwritten += Int64(unwritten.count)
+                    }
                 }
                 cpu = Self.threadCPUMicros()
                 projector.apply(batch: batch)
@@ -343,39 +419,32 @@ package final class ProjectionRunner: Sendable {
                 if released > 0 { state.withLock { $0.recordsLetGo += Int64(released) } }
                 foldCPU += Self.threadCPUMicros() - cpu
                 let appliedAt = Self.monotonicMicros()
-                let target = batch.last!.feedPosition
-                let from = checkpoint
-                checkpoint = ReadModelStore.Checkpoint(position: target, eventsApplied: from.eventsApplied + Int64(batch.count),
-                                                       generation: from.generation)
-                let written = checkpoint
-                var stages = Stages(batches: 1, events: Int64(batch.count), readMicros: readAt - waitStarted, applyMicros: appliedAt - readAt,
-                                    commitMicros: 0, publishMicros: 0, readAgeMicros: readAge, maxReadAgeMicros: readAge)
-                let skipped = projector.skippedEvents
-                let lastRecorded = batch.last!.recordedAtMicros
                 cpu = Self.threadCPUMicros()
-                let statements = readModels.batchStatements(changes, from: from, to: target, events: batch.count)
-                let notification = notification(changes)
-                stages.encodeCPUMicros = Self.threadCPUMicros() - cpu
-                stages.foldCPUMicros = foldCPU
-                stages.documentsWritten = Int64(changes.count)
-                cpu = Self.threadCPUMicros()
-                // The mirror, and through it the riders' streams, get the batch before it commits:
+                // The mirror, and through it the riders' streams, get the page before it is written:
                 // every event in it is durable already, and folding the same events from the
                 // stored checkpoint gives the same documents and versions, whether this runner
-                // retries after a failed commit or another node takes over. Riders see a change
+                // retries after a failed write or another node takes over. Riders see a change
                 // without waiting for its document write; the checkpoint moves only after the commit.
                 options.mirror?.apply(changes)
-                stages.publishCPUMicros = Self.threadCPUMicros() - cpu
-                let publishedAt = Self.monotonicMicros()
-                committing = Task { [stages] in
-                    var stages = stages
-                    stages.writeCPUMicros = try await self.commit(statements, notification: notification, lockPID: lockPID)
-                    self.published(written, lastRecorded: lastRecorded, skipped: skipped, stages: stages,
-                                   commitMicros: Self.monotonicMicros() - publishedAt, publishMicros: publishedAt - appliedAt)
+                let publishCPU = Self.threadCPUMicros() - cpu
+                pending.add(changes, events: batch.count, through: last)
+                pending.stages.events += Int64(batch.count)
+                pending.stages.readMicros += readAt - waitStarted
+                pending.stages.applyMicros += appliedAt - readAt
+                pending.stages.publishMicros += Self.monotonicMicros() - appliedAt
+                pending.stages.readAgeMicros = readAge
+                pending.stages.maxReadAgeMicros = readAge
+                pending.stages.foldCPUMicros += foldCPU
+                pending.stages.publishCPUMicros += publishCPU
+                if caughtUp || pending.events >= options.maximumPendingEvents || asked.generation != askedBefore
+                    || ContinuousClock.now - (pending.since ?? .now) >= options.writeBehind {
+                    try await write()
                 }
             }
-            // Cancelled: the batch in flight finishes (or rolls back) before the connection closes.
+            // Cancelled: what is folded is written, and the write finishes (or rolls back) before
+            // the connection closes.
             next?.cancel()
+            try await write()
             try await committing?.value
         } catch {
             next?.cancel()
@@ -384,9 +453,26 @@ package final class ProjectionRunner: Sendable {
         }
     }
 
-    /// The next feed page, read in the background; nil when cancelled.
-    private static func read(_ reader: FeedReader) -> Task<(FeedReader, [RecordedEvent]?), any Error> {
-        Task {
+    /// Waits until a page read after `generation` is in, a reader asked for a position, or `due`.
+    private func waitForPage(_ reads: FeedSignal, after generation: UInt64, asked askedBefore: UInt64, until due: ContinuousClock.Instant) async {
+        while true {
+            let seen = hurry.generation
+            guard reads.generation == generation, asked.generation == askedBefore else { return }
+            let remaining = due - ContinuousClock.now
+            guard remaining > .zero else { return }
+            await hurry.wait(after: seen, timeout: remaining)
+        }
+    }
+
+    /// The next feed page, read in the background; nil when cancelled. Counts on `reads`, and wakes
+    /// the runner if it waits (`hurry`), when done.
+    private func read(_ reader: FeedReader, counting reads: FeedSignal) -> Task<(FeedReader, [RecordedEvent]?), any Error> {
+        let hurry = self.hurry
+        return Task {
+            defer {
+                reads.notify()
+                hurry.notify()
+            }
             var reader = reader
             let batch = try await reader.nextBatch()
             return (reader, batch)
@@ -485,6 +571,7 @@ package final class ProjectionRunner: Sendable {
             if state.withLock({ $0.checkpoint >= position }) { return true }
             let now = ContinuousClock.now
             guard now < deadline else { return false }
+            asked.notify()  // pending documents are written now
             hurry.notify()  // a settling runner reads now
             await progress.wait(after: seen, timeout: min(deadline - now, .milliseconds(250)))
         }

@@ -19,6 +19,12 @@ package struct ProjectionSettings {
     /// transaction (default 250). Larger batches amortize each transaction's fixed costs while a
     /// runner catches up; each batch's statements and decoded events are held until it commits.
     package var batchSize: Int
+    /// `WAYMARK_PROJECTION_WRITE_BEHIND_MS`: how long a runner that is behind keeps folded documents
+    /// before it writes them (default 250; 0 writes every batch on its own). Documents changed in
+    /// that time are written once; the mirror and riders get every batch at once.
+    package var writeBehind: Duration = .milliseconds(ProjectionSettings.defaultWriteBehindMilliseconds)
+
+    package static let defaultWriteBehindMilliseconds = 250
 
     /// The default of `WAYMARK_PROJECTION_RECORDS`: like the command side's cache, a fleet's live
     /// vehicles, not every vehicle ever registered.
@@ -29,7 +35,9 @@ package struct ProjectionSettings {
         let events = try wholeSetting(environment, "WAYMARK_FEED_CACHE_EVENTS", 0...1_000_000, default: 4096, of: "events")
         let records = try wholeSetting(environment, "WAYMARK_PROJECTION_RECORDS", 0...100_000_000, default: defaultRecordLimit, of: "records")
         let batch = try wholeSetting(environment, "WAYMARK_PROJECTION_BATCH", 1...100_000, default: ProjectionRunner.Options.defaultBatchSize, of: "events")
-        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records, batchSize: batch)
+        let behind = try wholeSetting(environment, "WAYMARK_PROJECTION_WRITE_BEHIND_MS", 0...10_000, default: defaultWriteBehindMilliseconds, of: "milliseconds")
+        return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records, batchSize: batch,
+                                  writeBehind: .milliseconds(behind))
     }
 
     /// The settle of the projection called `name`.
@@ -47,7 +55,7 @@ package struct ProjectionSettings {
         ProjectionCatalog.all.map { entry in
             ProjectionRunner(store: store, conninfo: conninfo, setupStatements: setupStatements,
                              options: .init(batchSize: batchSize, mirror: mirrors[entry.name], notifyCollections: notifyCollections(entry.name),
-                                            settle: settle(entry.name), recordLimit: recordLimit),
+                                            settle: settle(entry.name), recordLimit: recordLimit, writeBehind: writeBehind),
                              projector: entry.make)
         }
     }

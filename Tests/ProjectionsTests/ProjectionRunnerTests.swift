@@ -70,6 +70,14 @@ func appendMany(_ store: EventStore, streams: Int, each: Int, prefix: String = "
     }
 }
 
+/// Appends `each` events to each of `streams` streams in one transaction (one `appendBatch`).
+func appendInOneTransaction(_ store: EventStore, streams: Int, each: Int, prefix: String = "s") async throws {
+    let appends = (0..<streams).map { stream in
+        StreamAppend(streamId: "test:\(prefix)\(stream)", expectedVersion: .noStream, events: (0..<each).map { _ in event() })
+    }
+    for result in await store.appendBatch(appends) { _ = try result.get() }
+}
+
 /// Polls `condition` until it holds. The wait is long: runners read the feed only below the oldest
 /// transaction of the whole shared test cluster, and under the full suite's load other tests'
 /// transactions (a CREATE DATABASE, an import) have held every runner back for half a minute. A
@@ -312,6 +320,73 @@ func oldestTransactions() async -> String {
             #expect(try await storedCounts(url) == ["test:s0": 3, "test:s1": 3])
             #expect(try await checkpointEvents(url).applied == 6)
             await runner.stop()
+            await store.shutdown()
+        }
+    }
+
+    @Test func aRunnerThatIsBehindWritesTheFoldedPagesOnceWithTheCheckpointOfTheLast() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            // One transaction: the runner finds all twelve at once, in three full pages of four.
+            try await appendInOneTransaction(store, streams: 2, each: 6)
+            let runner = ProjectionRunner(store: store, conninfo: url, options: .init(batchSize: 4, writeBehind: .milliseconds(300))) { StreamCountProjector() }
+            runner.start()
+            try await waitFor("12 events applied") { runner.status.eventsApplied == 12 }
+            #expect(runner.status.stages.batches == 1, "one write for the three pages")
+            #expect(runner.status.stages.documentsWritten == 2, "each stream's document written once")
+            #expect(try await storedCounts(url) == ["test:s0": 6, "test:s1": 6])
+            #expect(try await checkpointEvents(url).applied == 12)
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
+            await store.shutdown()
+        }
+    }
+
+    @Test func foldedPagesAreWrittenWhenTooManyArePendingOrAReaderWaitsForThem() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendInOneTransaction(store, streams: 2, each: 6)
+            let head = try await store.readAll(after: .start, limit: 100).last!.feedPosition
+            let options = ProjectionRunner.Options(batchSize: 4, writeBehind: .seconds(60), maximumPendingEvents: 8)
+            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            runner.start()
+            // Eight events reach the bound and are written; the last four wait (a minute) for a reader.
+            try await waitFor("8 events applied") { runner.status.eventsApplied == 8 }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(runner.status.eventsApplied == 8)
+            let started = ContinuousClock.now
+            #expect(await runner.waitUntilApplied(head, timeout: .seconds(30)))
+            #expect(ContinuousClock.now - started < .seconds(20))
+            #expect(runner.status.eventsApplied == 12 && runner.status.stages.batches == 2)
+            #expect(try await storedCounts(url) == ["test:s0": 6, "test:s1": 6])
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
+            await store.shutdown()
+        }
+    }
+
+    @Test func aCrashInAWriteOfSeveralPagesLosesNothingAndDoublesNothing() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendInOneTransaction(store, streams: 2, each: 6)
+            let crashes = Mutex(0)
+            let options = ProjectionRunner.Options(batchSize: 4, beforeCommit: { connection in
+                let crash = crashes.withLock { count -> Bool in
+                    count += 1
+                    return count == 1  // the first write, of all three pages, dies before COMMIT
+                }
+                if crash { try connection.query("SELECT pg_terminate_backend(pg_backend_pid())") }
+            }, writeBehind: .milliseconds(200))
+            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            runner.start()
+            try await waitFor("12 applied") { try await checkpointEvents(url).applied == 12 }
+            #expect(runner.status.batchesAbandoned >= 1, "the crash happened")
+            #expect(try await storedCounts(url) == ["test:s0": 6, "test:s1": 6])
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
             await store.shutdown()
         }
     }

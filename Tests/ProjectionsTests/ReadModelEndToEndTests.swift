@@ -234,6 +234,39 @@ struct ReadModelEndToEndTests {
         }
     }
 
+    @Test func runnersThatWriteBehindLeaveNoDifferenceEvenWhenTheyReadLetGoRecordsBackFromUnwrittenPagesAndCrash() async throws {
+        let commands = DomainWorkload(seed: 0xB3D1, provider: Self.provider, vehicles: 30, trips: 80, start: Self.start, reportInterval: Self.reportInterval).commands()
+        try await TestDatabase.withTestDatabase { url in
+            let store = EventStore(.init(conninfo: url, listen: true))
+            // Everything is in before the runners start, so they are behind and fold up to 300 events
+            // (five pages) before each write; a limit of 0 lets every idle vehicle go after each page.
+            let count = try await Self.append(commands, to: store, commandsPerBatch: 20)
+            let writes = Mutex<[String: Int]>([:])
+            let runners = Self.startRunners(store, url) { name in
+                ProjectionRunner.Options(batchSize: 60, beforeCommit: { connection in
+                    let crash = writes.withLock { counts -> Bool in
+                        counts[name, default: 0] += 1
+                        return counts[name] == 3  // the third write dies before COMMIT
+                    }
+                    if crash { try connection.query("SELECT pg_terminate_backend(pg_backend_pid())") }
+                }, recordLimit: 0, writeBehind: .seconds(5), maximumPendingEvents: 300)
+            }
+            try await Self.waitUntilApplied(runners, count)
+            for runner in runners {
+                let status = runner.status
+                if runner.name == FleetResourceProjection.name {
+                    #expect(status.recordsRestoredUnwritten > 0, "\(runner.name): \(status.recordsRestoredUnwritten) read back from unwritten pages")
+                }
+                #expect(status.stages.events > status.stages.batches * 60, "\(runner.name): several pages per write")
+                #expect(!status.recordLimitDisabled, "\(runner.name): \(status.lastError ?? "")")
+                #expect(status.batchesAbandoned >= 1, "\(runner.name): the crash happened")
+                await runner.stop()
+            }
+            try await Self.expectNoDifferences(store, url)
+            await store.shutdown()
+        }
+    }
+
     @Test func rebuildOfEveryProjectionEqualsTheLiveModelsAndSwapsGeneration() async throws {
         let commands = DomainWorkload(seed: 0x5EB1, provider: Self.provider, vehicles: 10, trips: 40, start: Self.start, reportInterval: Self.reportInterval).commands()
         let split = commands.count * 2 / 3
