@@ -4,6 +4,10 @@ import ReadModels
 /// What a runner has folded and not written yet: the latest change of each document, and the
 /// events they came from.
 ///
+/// Documents are held as their canonical bytes, the form they are written in: a value tree costs
+/// several times its encoded size, and up to `ProjectionRunner.Options.maximumPendingEvents`
+/// events' documents wait here while the write before them commits.
+///
 /// A runner that is behind folds several pages before it writes (`ProjectionRunner.Options.writeBehind`),
 /// so a document changed on several pages is written once, and the checkpoint moves to the last
 /// event folded in the same transaction. Records the projector lets go meanwhile are read back
@@ -29,7 +33,9 @@ struct PendingWrite {
         if since == nil { since = .now }
         events += count
         last = event
-        for change in page {
+        for folded in page {
+            let change = folded.isDeletion ? folded
+                : DocumentChange(collection: folded.collection, key: folded.key, canonical: folded.canonicalBytes ?? [])
             let id = Self.id(change.collection, change.key)
             if let position = positions[id] {
                 changes[position] = change

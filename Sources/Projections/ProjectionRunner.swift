@@ -48,7 +48,9 @@ package final class ProjectionRunner: Sendable {
 
         /// Events per batch unless set.
         package static let defaultBatchSize = 250
-        package static let defaultMaximumPendingEvents = 5_000
+        /// A few batches: pending documents and a write's statements are held together, four runners
+        /// at once (5,000 took the server past its memory budget in `bench memory`).
+        package static let defaultMaximumPendingEvents = 1_000
 
         package init(batchSize: Int = Options.defaultBatchSize, standbyInterval: Duration = .seconds(1), beforeCommit: (@Sendable (Connection) throws -> Void)? = nil,
                      mirror: DocumentMirror? = nil, notifyCollections: Set<String> = [], settle: Duration = .zero, recordLimit: Int? = nil,
@@ -337,7 +339,7 @@ package final class ProjectionRunner: Sendable {
             let cpu = Self.threadCPUMicros()
             let statements = readModels.batchStatements(pending.changes, from: from, to: last.feedPosition, events: pending.events)
             let notification = notification(pending.changes)
-            stages.encodeCPUMicros = Self.threadCPUMicros() - cpu
+            stages.encodeCPUMicros += Self.threadCPUMicros() - cpu
             let skipped = projector.skippedEvents
             let lastRecorded = last.recordedAtMicros
             pending = PendingWrite()
@@ -427,7 +429,9 @@ package final class ProjectionRunner: Sendable {
                 // without waiting for its document write; the checkpoint moves only after the commit.
                 options.mirror?.apply(changes)
                 let publishCPU = Self.threadCPUMicros() - cpu
+                cpu = Self.threadCPUMicros()
                 pending.add(changes, events: batch.count, through: last)
+                pending.stages.encodeCPUMicros += Self.threadCPUMicros() - cpu
                 pending.stages.events += Int64(batch.count)
                 pending.stages.readMicros += readAt - waitStarted
                 pending.stages.applyMicros += appliedAt - readAt

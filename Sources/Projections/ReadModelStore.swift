@@ -79,18 +79,13 @@ package struct ReadModelStore: Sendable {
 
     /// The statements of one batch: upserts, deletes, and the checkpoint moved from `from` to `to`
     /// only if it still is at `from` in `generation` (else the guard aborts the transaction).
+    /// `changes` holds each document at most once (`PendingWrite` keeps the latest change of each).
     ///
     /// Each session prepares them once, under names of this projection; when a rebuild swaps
     /// another table in, PostgreSQL analyses them again and finds the new table by its name.
     func batchStatements(_ changes: [DocumentChange], from: Checkpoint, to: FeedPosition, events: Int) -> [Statement] {
-        var latest: [String: DocumentChange] = [:]
-        var order: [String] = []
-        for change in changes {
-            let id = change.collection + "\u{1}" + change.key
-            if latest.updateValue(change, forKey: id) == nil { order.append(id) }
-        }
-        let upserts = order.compactMap { latest[$0] }.filter { !$0.isDeletion }
-        let deletes = order.compactMap { latest[$0] }.filter(\.isDeletion)
+        let upserts = changes.filter { !$0.isDeletion }
+        let deletes = changes.filter(\.isDeletion)
         var statements: [Statement] = []
         if !upserts.isEmpty {
             // The documents travel as one text, separated by U+001E (which JSON text never holds
