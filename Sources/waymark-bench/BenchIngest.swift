@@ -385,7 +385,9 @@ struct BenchIngest {
                          m.wrkP50, m.wrkP99, ms(m.serverP50), ms(m.serverP99)])
             verdicts.append("target \(m.name): ≥ \(target) × \(item.ingest ? "the COPY ceiling" : "\(insertClients) INSERT clients"): \(ratio >= target ? "met" : "NOT met") (\(String(format: "%.3f", ratio)))")
         }
-        rows += extraRows
+        // The sustained case's rows where it ran: after the cases before it in `Self.cases`.
+        let casesBefore = Self.cases.prefix { $0 != "sustained" }
+        rows.insert(contentsOf: extraRows, at: 2 + measured.filter { casesBefore.contains($0.0.key) }.count)
         let notes = verdicts + extraVerdicts + [
             "PostgreSQL \(version); ceiling: COPY of 200,000 rows in 5,000-row transactions; INSERT: \(insertClients) threads with a connection each, one row per autocommit INSERT, for 5 s",
             "server in process: 2 MHD threads, event store with 2 committers, the \(ProjectionCatalog.all.count) projection runners live unless said otherwise; \(BenchTable.grouped(vehicles)) vehicles; wrk -t1 -d\(seconds)s after a 2 s warm-up, each case starting with every projection caught up; each reportLocations request carries \(reportsPerRequest) reports for \(reportsPerRequest) different vehicles, each report with an eventId of its own; each UpdateVehicle request is for another vehicle; "
