@@ -348,7 +348,9 @@ func oldestTransactions() async -> String {
             try await prepare(url)
             let store = EventStore(.init(conninfo: url, listen: true))
             try await appendInOneTransaction(store, streams: 2, each: 6)
-            let head = try await store.readAll(after: .start, limit: 100).last!.feedPosition
+            // The feed shows them once no older transaction of the shared cluster is still open.
+            try await waitFor("the 12 events in the feed") { try await store.readAll(after: .start, limit: 100).count == 12 }
+            let head = try #require(try await store.readAll(after: .start, limit: 100).last).feedPosition
             let options = ProjectionRunner.Options(batchSize: 4, writeBehind: .seconds(60), maximumPendingEvents: 8)
             let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
             runner.start()
