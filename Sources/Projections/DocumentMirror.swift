@@ -122,7 +122,9 @@ package final class DocumentMirror: Sendable {
         let kept = collections.map { kept in changes.filter { kept.contains($0.collection) } } ?? changes
         let encoded = kept.map { (Self.id($0.collection, $0.key), $0.document.map(Self.encode)) }
         let documentLimit = documentLimit
-        state.withLock { state in
+        // Invalidated (a write failed while the runner folded on): nothing until the reload resets it.
+        let applied = state.withLock { state -> Bool in
+            guard state.valid else { return false }
             state.clock &+= 1
             for (id, bytes) in encoded {
                 state.documents[id] = bytes.map { ($0, state.clock) }
@@ -130,8 +132,9 @@ package final class DocumentMirror: Sendable {
             if let documentLimit, LeastRecent.mustShrink(state.documents.count, keeping: documentLimit) {
                 Self.letGo(&state, keeping: documentLimit)
             }
+            return true
         }
-        if !kept.isEmpty { notify(.applied(kept)) }
+        if applied, !kept.isEmpty { notify(.applied(kept)) }
     }
 
     /// Drops the least recently written documents until `limit` remain.

@@ -1,6 +1,7 @@
 import JSON
 @testable import Projections
 import ReadModels
+import Synchronization
 import Testing
 
 @Suite struct DocumentMirrorBytesTests {
@@ -34,6 +35,28 @@ import Testing
         mirror.invalidate()
         #expect(mirror.document("trips", "t-2") == nil)
         #expect(mirror.documentBytes("trips", "t-2") == nil)
+    }
+
+    @Test func anInvalidatedMirrorTakesNoBatchAndTellsItsObserverNothingUntilItIsReset() {
+        let mirror = DocumentMirror()
+        let heard = Mutex<[String]>([])
+        mirror.observe { update in
+            heard.withLock {
+                switch update {
+                case .reset: $0.append("reset")
+                case .applied(let changes): $0.append("applied \(changes.count)")
+                case .invalidated: $0.append("invalidated")
+                }
+            }
+        }
+        mirror.reset([DocumentChange(collection: "trips", key: "t-1", document: ["v": 1])])
+        mirror.invalidate()
+        // A runner that folded on while its failed write was in flight: this batch is folded again after the reload.
+        mirror.apply([DocumentChange(collection: "trips", key: "t-1", document: ["v": 2])])
+        #expect(mirror.count == 0 && !mirror.isValid)
+        mirror.reset([DocumentChange(collection: "trips", key: "t-1", document: ["v": 1])])
+        #expect(mirror.document("trips", "t-1") == .some(.some(["v": 1])))
+        #expect(heard.withLock { $0 } == ["reset", "invalidated", "reset"])
     }
 
     @Test func aMirrorWithALimitKeepsTheMostRecentlyWrittenDocumentsAndCannotAnswerForOthers() {
