@@ -1,6 +1,7 @@
 import EventStore
 import Foundation
 import Projections
+import WaymarkCLI
 
 /// What each live projection runner spent per event it applied, beside what a rebuild's replay spends.
 ///

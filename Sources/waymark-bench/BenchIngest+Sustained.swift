@@ -2,6 +2,7 @@ import EventStore
 import Foundation
 import Postgres
 import Projections
+import WaymarkCLI
 
 extension BenchIngest {
     /// The sustained case's offered rates unless `--offered-rates` says otherwise.
