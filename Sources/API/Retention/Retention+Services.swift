@@ -12,9 +12,11 @@ extension TripService {
     /// (the version the sweep selected it at) and its last change is before `before`.
     ///
     /// A COMPLETE or CANCELED trip, or one in progress that no vehicle serves, is deleted. One in
-    /// progress on a vehicle is canceled and then deleted only if the vehicle took no event since
-    /// `before` either (or no longer exists); otherwise it is being driven and stays. A concurrent
-    /// writer wins: a version conflict leaves the trip as it is, for a later sweep to see again.
+    /// progress on a vehicle is canceled and then deleted only if the vehicle reported no location
+    /// since `before` either (or no longer exists); otherwise it is being driven and stays. Its
+    /// location, not its last event: assigning the trip syncs the vehicle just after the trip's own
+    /// events, so a sweep whose cutoff fell between the two took a silent car for a driven one. A
+    /// concurrent writer wins: a version conflict leaves the trip as it is, for a later sweep to see again.
     func expire(provider: String, tripId: String, version: Int64, before: Timestamp, context: CommandContext) async throws(APIError) -> Expiry {
         let loaded = try await repository.loaded(AggregateRepository.tripStream(provider: provider, tripId: tripId), atLeast: version) { () async throws(APIError) in
             try await repository.loadTrip(provider: provider, tripId: tripId)
@@ -25,7 +27,8 @@ extension TripService {
             return Expiry(deleted: try await delete(loaded, provider: provider, tripId: tripId, context: context))
         }
         let vehicle = try await repository.loadVehicle(provider: provider, vehicleId: vehicleId).state
-        if vehicle.exists, !(vehicle.lastUpdatedAt.map { $0 < before } ?? true) { return Expiry() }  // being driven
+        let reportedAt = vehicle.lastLocation.flatMap { $0.serverTime ?? $0.updateTime }
+        if vehicle.exists, !(reportedAt.map { $0 < before } ?? true) { return Expiry() }  // being driven
         let retired = try await retire(provider: provider, tripId: tripId, before: before, context: context)
         return Expiry(deleted: retired, canceled: retired)
     }
