@@ -67,4 +67,12 @@ private func match(_ method: String, _ path: String) throws -> (String, PathPara
         }
         #expect(FleetEngineRPC.methods.values.filter(\.isRead).map(\.name).sorted() == ["GetTrip", "GetVehicle", "ListVehicles", "SearchTrips", "SearchVehicles"])
     }
+
+    @Test func readReplicaRoutingFollowsTheOperationAndOnlyGETsAndSearchesRead() {
+        for operation in OperationTable.standard.operations {
+            #expect(operation.isRead == (operation.method == "GET" || operation.path.hasSuffix(":search")), "\(operation.name)")
+        }
+        let searches = OperationTable.standard.operations.filter { $0.method == "POST" && $0.isRead }.map(\.name).sorted()
+        #expect(searches == ["SearchTrips", "SearchVehicles"])
+    }
 }

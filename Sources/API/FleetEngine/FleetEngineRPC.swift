@@ -31,7 +31,7 @@ package struct FleetEngineRPC: Sendable {
     package var responseMessage: String { binding.responseMessage }
 
     /// Whether the RPC only reads (and may be answered from the replica).
-    var isRead: Bool { binding.isRead }
+    var isRead: Bool { operation.isRead }
 }
 
 extension WaymarkAPI {

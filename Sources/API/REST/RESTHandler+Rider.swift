@@ -50,7 +50,7 @@ extension RESTHandler {
             response = Self.streamResponse(stream)
         }
         api.observe(route.name, method: request.method, status: response.status, since: started)
-        crossOrigin(&response, request)
+        crossOrigin(&response, request, route)
         return response
     }
 

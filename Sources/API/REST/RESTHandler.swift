@@ -20,16 +20,17 @@ package final class RESTHandler: HTTPHandler {
         for (exact, under, group) in groups where request.path == exact || request.path.hasPrefix(under) {
             return await group.respond(to: request)
         }
-        var response = await withReadRouting(request) { await self.dispatch(request) }
-        crossOrigin(&response, request)
+        let route = Result { () throws(APIError) in try OperationTable.standard.match(method: request.method, path: request.path) }
+        let operation = try? route.get()?.operation
+        var response = await withReadRouting(request, operation) { await self.dispatch(request, route) }
+        crossOrigin(&response, request, operation)
         return response
     }
 
     /// Adds CORS headers to the answer of a rider route called from an allowed origin.
-    func crossOrigin(_ response: inout HTTPResponse, _ request: HTTPRequest) {
+    func crossOrigin(_ response: inout HTTPResponse, _ request: HTTPRequest, _ operation: APIOperation?) {
         guard api.cors.origins != nil, request.method != "OPTIONS", let origin = request.header("origin"),
-              let operation = try? OperationTable.standard.match(method: request.method, path: request.path)?.operation,
-              operation.crossOrigin == .allowed
+              operation?.crossOrigin == .allowed
         else { return }
         api.cors.decorate(&response, origin: origin)
     }
@@ -53,7 +54,8 @@ package final class RESTHandler: HTTPHandler {
         return answer
     }
 
-    private func dispatch(_ request: HTTPRequest) async -> HTTPResponse {
+    /// Answers `request`, whose own operation (`route`) was looked up once by `respond`.
+    private func dispatch(_ request: HTTPRequest, _ route: Result<(operation: APIOperation, parameters: PathParameters)?, APIError>) async -> HTTPResponse {
         let started = ContinuousClock.now
         var label = "unknown"
         let response: HTTPResponse
@@ -63,7 +65,7 @@ package final class RESTHandler: HTTPHandler {
                 label = "CORSPreflight"
                 response = preflight
             } else {
-                guard let (operation, parameters) = try OperationTable.standard.match(method: request.method, path: request.path) else {
+                guard let (operation, parameters) = try route.get() else {
                     throw .notFound("no operation at \(request.path)")
                 }
                 label = operation.name

@@ -54,16 +54,17 @@ extension WaymarkAPI {
 }
 
 extension RESTHandler {
-    /// Runs `dispatch` with reads routed by the request's kind, when a read replica is configured.
+    /// Runs `dispatch` with reads routed by the request's operation, when a read replica is configured.
     ///
-    /// GET, HEAD and the `:search` POSTs read: from the replica, after the request's
-    /// `Waymark-Consistency-Token` when it has one. Everything else writes: its reads (the answer
-    /// of a command) stay on the primary, and a successful answer carries the token of the write,
-    /// taken once the fleet projection has applied it.
-    func withReadRouting(_ request: HTTPRequest, _ dispatch: () async -> HTTPResponse) async -> HTTPResponse {
+    /// An operation that reads (`APIOperation.isRead`: the GETs and the `:search` POSTs) reads from
+    /// the replica, after the request's `Waymark-Consistency-Token` when it has one; a request no
+    /// operation serves goes by its method. Everything else writes: its reads (the answer of a
+    /// command) stay on the primary, and a successful answer carries the token of the write, taken
+    /// once the fleet projection has applied it.
+    func withReadRouting(_ request: HTTPRequest, _ operation: APIOperation?, _ dispatch: () async -> HTTPResponse) async -> HTTPResponse {
         let reads = api.reads
         guard reads.replica != nil else { return await dispatch() }
-        let isRead = request.method == "GET" || request.method == "HEAD" || (request.method == "POST" && request.path.hasSuffix(":search"))
+        let isRead = operation?.isRead ?? (request.method == "GET" || request.method == "HEAD")
         if isRead {
             var after: WALPosition?
             if let text = request.header(WaymarkAPI.consistencyTokenHeader) {

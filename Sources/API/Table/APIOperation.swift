@@ -14,6 +14,9 @@ struct APIOperation: Sendable {
     /// The REST path template (see `RouteTrie`), such as `/v1/providers/{provider}/trips/{id}`.
     let path: String
     let access: Access
+    /// Whether it only reads, so that with a read replica it may be answered from the replica
+    /// (after the caller's consistency token); GET operations read unless they say otherwise.
+    let isRead: Bool
     /// Whether REST parses the JSON body before `serve` (otherwise `serve` reads it, where it needs).
     let readsBody: Bool
     /// Whether a rider's app on another origin may call it (`CORSPolicy`), for rider operations.
@@ -39,12 +42,13 @@ struct APIOperation: Sendable {
         case journey, journeyStream
     }
 
-    init(_ name: String, _ method: String, _ path: String, access: Access, readsBody: Bool = false, crossOrigin: CrossOrigin = .none,
-         fastPath: FastPath? = nil, rpc: RPCBinding? = nil, serve: @escaping @Sendable (inout OperationInput) async throws(APIError) -> HTTPResponse) {
+    init(_ name: String, _ method: String, _ path: String, access: Access, isRead: Bool? = nil, readsBody: Bool = false,
+         crossOrigin: CrossOrigin = .none, fastPath: FastPath? = nil, rpc: RPCBinding? = nil, serve: @escaping @Sendable (inout OperationInput) async throws(APIError) -> HTTPResponse) {
         self.name = name
         self.method = method
         self.path = path
         self.access = access
+        self.isRead = isRead ?? (method == "GET")
         self.readsBody = readsBody
         self.crossOrigin = crossOrigin
         self.fastPath = fastPath
@@ -61,8 +65,6 @@ struct RPCBinding: Sendable {
     let service: String
     let requestMessage: String
     let responseMessage: String
-    /// Whether the RPC only reads (and may be answered from the read replica).
-    let isRead: Bool
     /// Reads the request message (proto3 JSON) and calls the service, once the caller is admitted.
     let serve: @Sendable (WaymarkAPI, JSONObject, CommandContext) async throws(APIError) -> JSONValue
 }

@@ -230,15 +230,15 @@ extension APIOperation {
     /// A Fleet Engine method: REST reads the request from path, query and body, gRPC from the
     /// request message, and both call `call` (REST numbers enums when asked, `$alt=json;enum-encoding=int`).
     static func fleet<Request>(
-        _ name: String, _ method: String, _ path: String, readsBody: Bool = false, service: String, response: String, isRead: Bool = false,
+        _ name: String, _ method: String, _ path: String, readsBody: Bool = false, service: String, response: String, isRead: Bool? = nil,
         rest: @escaping @Sendable (inout OperationInput) throws(APIError) -> Request,
         grpc: @escaping @Sendable (JSONObject) throws(APIError) -> Request,
         call: @escaping @Sendable (WaymarkAPI, Request, CommandContext) async throws(APIError) -> JSONValue
     ) -> APIOperation {
-        let binding = RPCBinding(service: service, requestMessage: "maps.fleetengine.v1.\(name)Request", responseMessage: response, isRead: isRead) {
+        let binding = RPCBinding(service: service, requestMessage: "maps.fleetengine.v1.\(name)Request", responseMessage: response) {
             api, message, context throws(APIError) in try await call(api, try grpc(message), context)
         }
-        return APIOperation(name, method, path, access: .token, readsBody: readsBody, rpc: binding) { input throws(APIError) in
+        return APIOperation(name, method, path, access: .token, isRead: isRead, readsBody: readsBody, rpc: binding) { input throws(APIError) in
             let numeric = input.query.numericEnums
             let request = try rest(&input)
             let result = try await call(input.api, request, input.command)
