@@ -1,6 +1,5 @@
 import EventStore
 import Foundation
-import HTTP
 import JSON
 import Journey
 import ReadModels
@@ -169,10 +168,12 @@ package final class DriverService: Sendable {
 
     /// The feed as Server-Sent Events: the feed now, then each change (`id` = version, `event: feed`).
     /// It ends with `event: end` (`TOKEN_EXPIRED`) when the caller's token expires at `expires` (unix seconds).
-    package func stream(provider: String, vehicleId: String, caller: Principal, expires: Int64?, lastEventId: Int64?) async throws(APIError) -> HTTPStream {
+    /// `open` makes the sink, given the frame to send if the server shuts down while it is open.
+    package func stream<Sink: EventSink>(provider: String, vehicleId: String, caller: Principal, expires: Int64?, lastEventId: Int64?,
+                                         opening open: ([UInt8]) -> Sink) async throws(APIError) -> Sink {
         let first = try await feed(provider: provider, vehicleId: vehicleId, caller: caller)
         let key = FleetResourceProjection.vehicleKey(provider: provider, vehicleId: vehicleId)
-        let stream = HTTPStream(finalBytesOnShutdown: Array("event: shutdown\ndata: {}\n\n".utf8))
+        let stream = open(Array("event: shutdown\ndata: {}\n\n".utf8))
         let feeds = self.feeds
         let clock = self.clock
         Task {

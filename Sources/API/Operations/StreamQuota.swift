@@ -1,4 +1,3 @@
-import HTTP
 import Synchronization
 
 /// Caps the streams (journey and driver feed SSE) one token and one client address hold open.
@@ -56,7 +55,7 @@ package final class StreamQuota: Sendable {
 
     /// Opens a stream with `open` while holding a place for it: given back when the stream
     /// closes, or at once when `open` fails.
-    func holding(token: String, address: String, _ open: () async throws(APIError) -> HTTPStream) async throws(APIError) -> HTTPStream {
+    func holding<Sink: EventSink>(token: String, address: String, _ open: () async throws(APIError) -> Sink) async throws(APIError) -> Sink {
         let release = try admit(token: token, address: address)
         do {
             let stream = try await open()
@@ -69,7 +68,7 @@ package final class StreamQuota: Sendable {
     }
 
     /// The fast path's `holding`: nil when a cap is reached or `open` gives nil.
-    func holding(token: String, address: String, _ open: () -> HTTPStream?) -> HTTPStream? {
+    func holding<Sink: EventSink>(token: String, address: String, _ open: () -> Sink?) -> Sink? {
         guard let release = try? admit(token: token, address: address) else { return nil }
         guard let stream = open() else {
             release()

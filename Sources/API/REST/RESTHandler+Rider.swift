@@ -45,7 +45,8 @@ extension RESTHandler {
         case .journeyStream:
             // Over a cap, the ordinary path answers the 429.
             guard let stream = api.streamQuota.holding(token: token, address: request.clientAddress, {
-                api.riders.streamFromMemory(provider: path.provider, tripId: path.id, reader: reader, lastEventId: Self.lastEventId(request))
+                api.riders.streamFromMemory(provider: path.provider, tripId: path.id, reader: reader, lastEventId: Self.lastEventId(request),
+                                            opening: { HTTPStream(finalBytesOnShutdown: $0) })
             }) else { return nil }
             response = Self.streamResponse(stream)
         }

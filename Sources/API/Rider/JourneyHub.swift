@@ -1,5 +1,4 @@
 import Foundation
-import HTTP
 import JSON
 import Journey
 import Postgres
@@ -53,7 +52,7 @@ final class JourneyHub: Sendable {
     }
 
     private struct Subscription {
-        let stream: HTTPStream
+        let stream: any EventSink
         /// The `rank` of the last snapshot sent.
         var lastSent: Int64?
         var lastWrite: ContinuousClock.Instant
@@ -250,7 +249,7 @@ final class JourneyHub: Sendable {
 
     /// Subscribes `stream` to the trip's view: sends `initial` unless the rider has it (`lastEventId`),
     /// then every newer version, and ends the stream when the trip ends.
-    func subscribe(_ key: String, stream: HTTPStream, lastEventId: Int64?, access: Access, initial: JourneySnapshot) {
+    func subscribe(_ key: String, stream: any EventSink, lastEventId: Int64?, access: Access, initial: JourneySnapshot) {
         let now = ContinuousClock.now
         // A Last-Event-ID above the current version belongs to another lifecycle of the trip id: start afresh.
         let resumeFrom = lastEventId.flatMap { $0 <= initial.version ? JourneySnapshot.rank(ofVersion: $0) : nil }

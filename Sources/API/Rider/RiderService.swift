@@ -1,6 +1,5 @@
 import EventStore
 import Foundation
-import HTTP
 import JSON
 import Journey
 import Projections
@@ -188,23 +187,26 @@ package final class RiderService: Sendable {
         return false
     }
 
-    /// Opens an SSE stream on the trip's journey (see `JourneyHub.subscribe`).
-    func stream(provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?) async throws(APIError) -> HTTPStream {
+    /// Opens an SSE stream on the trip's journey (see `JourneyHub.subscribe`): `open` makes the
+    /// sink, given the frame to send if the server shuts down while it is open.
+    func stream<Sink: EventSink>(provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?,
+                                 opening open: ([UInt8]) -> Sink) async throws(APIError) -> Sink {
         try await authorizeJourney(reader, provider: provider, tripId: tripId)
         let key = Self.tripKey(provider, tripId)
         guard let current = try await hub.snapshot(key) else { throw Self.journeyNotFound(provider, tripId) }
-        return subscribe(key, provider: provider, tripId: tripId, reader: reader, lastEventId: lastEventId, initial: current)
+        return subscribe(key, provider: provider, tripId: tripId, reader: reader, lastEventId: lastEventId, initial: current, stream: open(JourneySnapshot.shutdownFrame))
     }
 
     /// The fast path's stream: opened from memory when possible, else nil.
-    func streamFromMemory(provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?) -> HTTPStream? {
+    func streamFromMemory<Sink: EventSink>(provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?,
+                                           opening open: ([UInt8]) -> Sink) -> Sink? {
         let key = Self.tripKey(provider, tripId)
         guard isAuthorizedFromMemory(reader, provider: provider, tripId: tripId, key: key), case .found(let current) = hub.memorySnapshot(key) else { return nil }
-        return subscribe(key, provider: provider, tripId: tripId, reader: reader, lastEventId: lastEventId, initial: current)
+        return subscribe(key, provider: provider, tripId: tripId, reader: reader, lastEventId: lastEventId, initial: current, stream: open(JourneySnapshot.shutdownFrame))
     }
 
-    private func subscribe(_ key: String, provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?, initial: JourneySnapshot) -> HTTPStream {
-        let stream = HTTPStream(finalBytesOnShutdown: JourneySnapshot.shutdownFrame)
+    private func subscribe<Sink: EventSink>(_ key: String, provider: String, tripId: String, reader: JourneyReader, lastEventId: Int64?,
+                                            initial: JourneySnapshot, stream: Sink) -> Sink {
         var access: JourneyHub.Access = switch reader {
         case .principal(_, let expires): JourneyHub.Access(expires: expires, shareLinkId: nil)
         case .shareLink(let claims): JourneyHub.Access(expires: claims.expires, shareLinkId: claims.linkId)

@@ -44,7 +44,8 @@ extension OperationTable {
                 try input.query.finish()
                 let (drivers, request, path, caller, expires) = (input.api.drivers, input.request, input.path, input.caller, input.admission.expires)
                 let stream = try await input.api.streamQuota.holding(token: input.admission.token, address: request.clientAddress) { () async throws(APIError) in
-                    try await drivers.stream(provider: path.provider, vehicleId: path.id, caller: caller, expires: expires, lastEventId: RESTHandler.lastEventId(request))
+                    try await drivers.stream(provider: path.provider, vehicleId: path.id, caller: caller, expires: expires, lastEventId: RESTHandler.lastEventId(request),
+                                             opening: { HTTPStream(finalBytesOnShutdown: $0) })
                 }
                 return RESTHandler.streamResponse(stream)
             },

@@ -31,7 +31,8 @@ extension OperationTable {
                 try input.query.finish()
                 let (api, request, path, reader) = (input.api, input.request, input.path, input.reader)
                 let stream = try await api.streamQuota.holding(token: input.admission.token, address: request.clientAddress) { () async throws(APIError) in
-                    try await api.riders.stream(provider: path.provider, tripId: path.id, reader: reader, lastEventId: RESTHandler.lastEventId(request))
+                    try await api.riders.stream(provider: path.provider, tripId: path.id, reader: reader, lastEventId: RESTHandler.lastEventId(request),
+                                                opening: { HTTPStream(finalBytesOnShutdown: $0) })
                 }
                 return RESTHandler.streamResponse(stream)
             },
