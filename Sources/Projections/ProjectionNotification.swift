@@ -80,3 +80,26 @@ package enum ProjectionNotification: Sendable, Hashable {
         Statement("SELECT pg_notify($1, $2)", [channel(name), payload])
     }
 }
+
+extension ProjectionNotification {
+    /// Listens on one projection's channel and hands each notification to `handler`, on the
+    /// listener's thread. Each (re)connect counts as `.many`: notifications may have been missed
+    /// while the connection was down.
+    package final class Listener: Sendable {
+        private let listener: NotificationListener
+
+        package init(conninfo: String, projection name: String, handler: @escaping @Sendable (ProjectionNotification) -> Void) {
+            listener = NotificationListener(conninfo: conninfo, channels: [ProjectionNotification.channel(name)]) { signal in
+                switch signal {
+                case .connected: handler(.many)
+                case .notification(let notice): handler(ProjectionNotification(payload: notice.payload))
+                }
+            }
+        }
+
+        /// Stops listening and closes the connection.
+        package func stop() async {
+            await listener.stop()
+        }
+    }
+}

@@ -1,7 +1,6 @@
 import Foundation
 import JSON
 import Journey
-import Postgres
 import Projections
 import ReadModels
 import Synchronization
@@ -83,7 +82,7 @@ final class JourneyHub: Sendable {
     private let pollInterval: Duration
     /// Where to LISTEN for the journey runner's notifications (the primary); nil: poll only.
     private let listenConninfo: String?
-    private let listener = Mutex<NotificationListener?>(nil)
+    private let listener = Mutex<ProjectionNotification.Listener?>(nil)
     private let refreshes = Mutex(PendingRefreshes())
 
     /// Trips waiting to be re-read from the table, and whether a task is reading.
@@ -112,8 +111,6 @@ final class JourneyHub: Sendable {
         readModel.mirror?.observe { [weak self] update in self?.mirrorUpdated(update) }
     }
 
-    static let channel = ProjectionNotification.channel(JourneyViewProjection.name)
-
     /// Starts the ticker (timeouts, heartbeats, expiry, polling) and the listener.
     func start() {
         let pollTicks = max(1, Int(pollInterval / .milliseconds(250)))
@@ -132,12 +129,8 @@ final class JourneyHub: Sendable {
         }
         ticker.withLock { $0 = task }
         if let listenConninfo {
-            let started = NotificationListener(conninfo: listenConninfo, channels: [Self.channel]) { [weak self] signal in
-                switch signal {
-                // Notifications may have been missed while the connection was down: re-read everything watched.
-                case .connected: self?.notified(.many)
-                case .notification(let notice): self?.notified(ProjectionNotification(payload: notice.payload))
-                }
+            let started = ProjectionNotification.Listener(conninfo: listenConninfo, projection: JourneyViewProjection.name) { [weak self] notification in
+                self?.notified(notification)
             }
             listener.withLock { $0 = started }
         }
@@ -152,7 +145,7 @@ final class JourneyHub: Sendable {
         }
         task?.cancel()
         await task?.value
-        await listener.withLock({ listener -> NotificationListener? in
+        await listener.withLock({ listener -> ProjectionNotification.Listener? in
             defer { listener = nil }
             return listener
         })?.stop()
