@@ -1,8 +1,8 @@
 import Synchronization
 
-/// The one background task of a component that owns a connection pool (a projection runner, the
-/// arrival detector, the retention sweep, the webhook dispatcher's supervisor): started once, and
-/// stopped by cancelling it and waiting for it to end, before the component closes its pool.
+/// The one background task of a component that owns a connection pool (a feed follower, the
+/// retention sweep, the webhook dispatcher's supervisor): started once, and stopped by cancelling it
+/// and waiting for it to end, before the component closes its pool.
 package final class BackgroundTask: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
