@@ -14,7 +14,8 @@ import Synchronization
 /// event's id is derived from the id of the vehicle event that caused it, so running the same
 /// events again (after a crash between the append and the checkpoint, or on another node) appends
 /// nothing new: the store ignores an event id it already has. The detector state of each vehicle
-/// and the feed checkpoint are written in one transaction after the appends.
+/// and the feed checkpoint are written in one transaction after the appends, on the session that
+/// holds the detector's lock (`FeedFollower`: one node detects, the others stand by).
 ///
 /// Why here and not in a projection or the vehicle aggregate: arrivals are facts others subscribe
 /// to (webhooks, audits), so they belong in the log; deciding them in the ingest path would put a
@@ -56,9 +57,9 @@ package final class ArrivalDetector: Sendable {
 
     let settings: Settings
     private let store: EventStore
-    private let pool: ConnectionPool
-    private let state = Mutex(Status())
-    private let loop = BackgroundTask()
+    /// Ownership of the arrivals lock, the checkpoint's status, retries.
+    private let follower: FeedFollower
+    private let eventsAppended = Mutex<Int64>(0)
     /// Called for each pickup arrival this node appended (not for ones already in the log), when `advanceTripStatus` is on.
     private let advance: (@Sendable (_ provider: String, _ arrival: StopArrival.Event.Arrived) async -> Void)?
 
@@ -66,64 +67,47 @@ package final class ArrivalDetector: Sendable {
         self.store = store
         self.settings = settings
         self.advance = settings.advanceTripStatus ? advance : nil
-        pool = ConnectionPool(.init(conninfo: store.configuration.conninfo, size: 1, setupStatements: store.configuration.setupStatements, name: "arrivals"))
+        follower = FeedFollower(store: store, conninfo: store.configuration.conninfo, setupStatements: store.configuration.setupStatements,
+                                options: .init(name: "arrivals", lockNamespace: Self.lockNamespace, connectionName: "arrivals",
+                                               standbyInterval: .seconds(1), retryDelay: .milliseconds(500)))
     }
 
-    package var status: Status { state.withLock { $0 } }
+    package var status: Status {
+        let following = follower.status
+        return Status(isOwner: following.isOwner, checkpoint: following.checkpoint, eventsAppended: eventsAppended.withLock { $0 },
+                      lastError: following.lastError)
+    }
 
     package func start() {
         guard settings.enabled else { return }
-        loop.start { await self.run() }
+        follower.start { owner in try await self.follow(owner) }
     }
 
     package func stop() async {
-        await loop.stop()
-        await pool.shutdown()
-    }
-
-    private func run() async {
-        while !Task.isCancelled {
-            do {
-                let owned = try await pool.withConnection { connection in
-                    try connection.query("SELECT pg_try_advisory_lock($1, hashtext('arrivals'))", [String(Self.lockNamespace)]).first?.bool(0) ?? false
-                }
-                state.withLock { $0.isOwner = owned }
-                guard owned else {
-                    try? await Task.sleep(for: .seconds(1))
-                    continue
-                }
-                try await follow()
-            } catch {
-                state.withLock {
-                    $0.lastError = "\(error)"
-                    $0.isOwner = false
-                }
-                try? await Task.sleep(for: .milliseconds(500))
-            }
-        }
+        await follower.stop()
     }
 
     static let lockNamespace: Int32 = 0x4152  // "AR"
 
-    private func follow() async throws {
-        let (lockPID, checkpoint) = try await pool.withConnection { connection -> (Int32, FeedPosition) in
+    /// Loads the checkpoint and turns each batch into appends, then stores the changed vehicle states
+    /// with the checkpoint on the session that holds the lock.
+    private func follow(_ owner: FeedFollower.Owner) async throws {
+        let checkpoint = try await owner.withConnection { connection -> FeedPosition in
             try connection.query("INSERT INTO arrival_detector_checkpoint (name) VALUES ($1) ON CONFLICT DO NOTHING", [Self.checkpointName])
             let row = try connection.query("SELECT transaction_id, global_position FROM arrival_detector_checkpoint WHERE name = $1", [Self.checkpointName]).first!
-            return (connection.backendPID, FeedPosition(transactionId: try row.uint64(0), globalPosition: try row.int64(1)))
+            return FeedPosition(transactionId: try row.uint64(0), globalPosition: try row.int64(1))
         }
-        state.withLock { $0.checkpoint = checkpoint }
+        follower.loaded(checkpoint)
         // Each vehicle's state, with the number of the batch that last changed or loaded it.
         var cache: [String: (state: StopArrival.State, batch: UInt32)] = [:]
         var batchNumber: UInt32 = 0
-        var reader = FeedReader(store: store, after: checkpoint, batchSize: 500)
-        while !Task.isCancelled {
-            guard let batch = try await reader.nextBatch() else { return }
+        try await owner.follow(after: checkpoint, batchSize: 500) { batch in
             batchNumber &+= 1
             let inputs = batch.filter { $0.streamId.hasPrefix("vehicle:") && Self.inputTypes.contains($0.type) }
             // Load the states of vehicles not seen since this runner started.
             let missing = Set(inputs.map(\.streamId)).subtracting(cache.keys)
             if !missing.isEmpty {
-                let loaded = try await pool.withConnection { connection -> [(String, String)] in
+                let loaded = try await owner.withConnection { connection -> [(String, String)] in
                     try connection.query("SELECT stream_id, state::text FROM arrival_detector_vehicles WHERE stream_id = ANY($1::text[])",
                                          [WebhookStore.arrayLiteral(missing.sorted())]).rows.map { (try $0.string(0), try $0.string(1)) }
                 }
@@ -165,8 +149,7 @@ package final class ArrivalDetector: Sendable {
             }
             let target = batch.last!.feedPosition
             let states = changed
-            try await pool.withConnection { connection in
-                guard connection.backendPID == lockPID else { throw PostgresError(.connectionFailed, "the arrival detector's session changed; ownership must be taken again") }
+            try await owner.withSession(orThrow: { PostgresError(.connectionFailed, "the arrival detector's session changed; ownership must be taken again") }) { connection in
                 try connection.withTransaction { connection in
                     for (stream, value) in states.sorted(by: { $0.key < $1.key }) {
                         let text = String(decoding: try JSONValueEncoder().encode(value).compactBytes(), as: UTF8.self)
@@ -179,11 +162,8 @@ package final class ArrivalDetector: Sendable {
                                          [Self.checkpointName, String(target.transactionId), String(target.globalPosition)])
                 }
             }
-            state.withLock {
-                $0.checkpoint = target
-                $0.eventsAppended += appended
-                $0.lastError = nil
-            }
+            eventsAppended.withLock { $0 += appended }
+            follower.committed(target)
             // Every changed state is stored now, so any may go.
             let limit = settings.cachedVehicles
             if LeastRecent.mustShrink(cache.count, keeping: limit) {
@@ -195,6 +175,7 @@ package final class ArrivalDetector: Sendable {
             if let advance {
                 for (provider, arrival) in newPickups { Task { await advance(provider, arrival) } }
             }
+            return true
         }
     }
 
