@@ -12,8 +12,9 @@ import Synchronization
 /// read (fencing): if another runner or a rebuild moved it, the batch is abandoned and the runner
 /// reloads. So every event affects the read model exactly once across crashes and restarts.
 ///
-/// Of several runners (several `waymark serve` nodes), one owns the projection through a
-/// session-level advisory lock; the others stand by and take over when the owner's session ends.
+/// Of several runners (several `waymark serve` nodes), one owns the projection (`FeedFollower`: a
+/// session-level advisory lock); the others stand by and take over when the owner's session ends.
+/// The follower supervises, and the runner reads and writes ahead on its own (`follow`).
 /// The owner announces each batch's changed documents on `waymark_<name>` (`ProjectionNotification`),
 /// so the others can push them to their own clients without waiting for a poll.
 package final class ProjectionRunner: Sendable {
@@ -68,6 +69,8 @@ package final class ProjectionRunner: Sendable {
     }
 
     /// What the runner is doing, for metrics and readiness.
+    ///
+    /// Ownership, checkpoint, lag and the last error are its follower's (`FeedFollower.Status`).
     package struct Status: Sendable, Hashable {
         package var isOwner = false
         /// The PostgreSQL backend of the owner's session (its writes and restores), for measuring its CPU.
@@ -190,10 +193,11 @@ package final class ProjectionRunner: Sendable {
     }
 
     package let name: String
-    private let store: EventStore
-    private let pool: ConnectionPool
     private let options: Options
     private let makeProjector: @Sendable () -> any Projector
+    /// Ownership of the projection, supervision, the feed reader, and the status fields it names.
+    private let follower: FeedFollower
+    /// The rest of the status (the follower's fields are filled in by `status`).
     private let state = Mutex(Status())
     /// Notified after every committed batch (read-your-writes waiters park on it).
     private let progress = FeedSignal()
@@ -202,66 +206,44 @@ package final class ProjectionRunner: Sendable {
     private let hurry = FeedSignal()
     /// Bumped by readers that wait for a position: what is pending is written at once.
     private let asked = FeedSignal()
-    private let loop = BackgroundTask()
 
     package init(store: EventStore, conninfo: String, setupStatements: [String] = [], options: Options = Options(),
                  projector: @escaping @Sendable () -> any Projector) {
-        self.store = store
         self.options = options
         self.makeProjector = projector
-        self.name = projector().name
-        self.pool = ConnectionPool(.init(conninfo: conninfo, size: 1, setupStatements: setupStatements, name: "projector-\(name)"))
+        let name = projector().name
+        self.name = name
+        self.follower = FeedFollower(store: store, conninfo: conninfo, setupStatements: setupStatements,
+                                     options: .init(name: name, lockNamespace: Self.lockNamespace, connectionName: "projector-\(name)",
+                                                    standbyInterval: options.standbyInterval, retryDelay: .milliseconds(200)))
     }
 
-    package var status: Status { state.withLock { $0 } }
+    package var status: Status {
+        let following = follower.status
+        var status = state.withLock { $0 }
+        status.isOwner = following.isOwner
+        status.backendPID = following.backendPID
+        status.checkpoint = following.checkpoint
+        status.lagSeconds = following.lagSeconds
+        status.lastError = following.lastError
+        return status
+    }
 
     /// Starts the loop in the background.
     package func start() {
-        loop.start { await self.run() }
+        let readModels: ReadModelStore
+        do { readModels = try ReadModelStore(name: name) } catch {
+            follower.failed(error)
+            return
+        }
+        let mirror = options.mirror
+        follower.start(stopped: { mirror?.invalidate() }) { owner in try await self.follow(readModels, owner) }
     }
 
     /// Stops the loop (a batch in flight finishes or rolls back) and closes the connection,
     /// which releases the ownership lock.
     package func stop() async {
-        await loop.stop()
-        await pool.shutdown()
-    }
-
-    private func run() async {
-        let readModels: ReadModelStore
-        do { readModels = try ReadModelStore(name: name) } catch {
-            state.withLock { $0.lastError = "\(error)" }
-            return
-        }
-        while !Task.isCancelled {
-            do {
-                guard try await acquireOwnership() else {
-                    try? await Task.sleep(for: options.standbyInterval)
-                    continue
-                }
-                try await follow(readModels)
-            } catch {
-                options.mirror?.invalidate()
-                state.withLock {
-                    $0.lastError = "\(error)"
-                    $0.isOwner = false
-                    $0.backendPID = nil
-                }
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
-        options.mirror?.invalidate()
-        state.withLock { $0.isOwner = false }
-    }
-
-    /// Takes the projection's advisory lock on this runner's session, if free.
-    private func acquireOwnership() async throws -> Bool {
-        let name = self.name
-        let owned = try await pool.withConnection { connection in
-            try connection.query("SELECT pg_try_advisory_lock($1, hashtext($2))", [String(Self.lockNamespace), name]).first?.bool(0) ?? false
-        }
-        state.withLock { $0.isOwner = owned }
-        return owned
+        await follower.stop()
     }
 
     static let lockNamespace: Int32 = 0x574D  // "WM"
@@ -292,10 +274,8 @@ package final class ProjectionRunner: Sendable {
     /// one commits; before it waits for more events, and before it reads records back from the
     /// table, the last write must have committed, so a failed write (fenced, disconnected) reloads
     /// at once and nothing after it is written.
-    private func follow(_ readModels: ReadModelStore) async throws {
-        let (lockPID, loaded) = try await pool.withConnection { connection in
-            (connection.backendPID, try readModels.load(connection))
-        }
+    private func follow(_ readModels: ReadModelStore, _ owner: FeedFollower.Owner) async throws {
+        let loaded = try await owner.withConnection { connection in try readModels.load(connection) }
         var (checkpoint, documents) = loaded
         var projector = makeProjector()
         projector.load(documents)
@@ -306,18 +286,15 @@ package final class ProjectionRunner: Sendable {
             let released = projector.letGo()
             state.withLock { $0.recordsLetGo += Int64(released) }
         }
-        state.withLock {
-            $0.checkpoint = checkpoint.position
-            $0.eventsApplied = checkpoint.eventsApplied
-            $0.backendPID = lockPID
-        }
+        state.withLock { $0.eventsApplied = checkpoint.eventsApplied }
+        follower.loaded(checkpoint.position)
         // The next page is read ahead while a page folds and writes, except when the runner settles
         // (`Options.settle`): it then holds the reader and reads only after the wait. `reads` counts
         // the pages read, so the runner can tell whether the one it waits for is in.
         let reads = FeedSignal()
         var readsBefore = reads.generation
         var next: Task<(FeedReader, [RecordedEvent]?), any Error>? =
-            read(FeedReader(store: store, after: checkpoint.position, batchSize: options.batchSize), counting: reads)
+            read(owner.reader(after: checkpoint.position, batchSize: options.batchSize), counting: reads)
         var settling: (reader: FeedReader, since: ContinuousClock.Instant, hurried: UInt64)?
         var committing: Task<Void, any Error>?
         var pending = PendingWrite()
@@ -346,7 +323,7 @@ package final class ProjectionRunner: Sendable {
             let started = Self.monotonicMicros()
             committing = Task { [stages] in
                 var stages = stages
-                stages.writeCPUMicros = try await self.commit(statements, notification: notification, lockPID: lockPID)
+                stages.writeCPUMicros = try await self.commit(statements, notification: notification, owner: owner)
                 self.published(written, lastRecorded: lastRecorded, skipped: skipped, stages: stages,
                                commitMicros: Self.monotonicMicros() - started, publishMicros: stages.publishMicros)
             }
@@ -400,7 +377,7 @@ package final class ProjectionRunner: Sendable {
                     try await committing?.value
                     committing = nil
                     let (unwritten, rest) = pending.split(needed)
-                    let found = rest.isEmpty ? [] : try await pool.withConnection { connection in try readModels.readDocuments(rest, connection) }
+                    let found = rest.isEmpty ? [] : try await owner.withConnection { connection in try readModels.readDocuments(rest, connection) }
                     projector.restore(needed, found: unwritten + found)
                     state.withLock {
                         $0.recordsRestored += Int64(unwritten.count + found.count)
@@ -498,15 +475,12 @@ package final class ProjectionRunner: Sendable {
     /// event store's among them) would wait for it (see `CommitterWorker.notification`). Its
     /// failure is ignored: the batch is committed by then, and listeners also poll.
     /// Returns the thread CPU the write took on this side (microseconds).
-    private func commit(_ statements: [Statement], notification: [Statement], lockPID: Int32) async throws -> Int64 {
+    private func commit(_ statements: [Statement], notification: [Statement], owner: FeedFollower.Owner) async throws -> Int64 {
         let beforeCommit = options.beforeCommit
         do {
-            return try await pool.withConnection { connection in
+            // The session that holds the lock must be the one that writes.
+            return try await owner.withSession(orThrow: { ProjectionError(.fenced, "the projector's session changed; ownership must be taken again") }) { connection in
                 let cpu = Self.threadCPUMicros()
-                // The session that holds the lock must be the one that writes.
-                guard connection.backendPID == lockPID else {
-                    throw ProjectionError(.fenced, "the projector's session changed; ownership must be taken again")
-                }
                 // A read model is derived data: its commit need not wait for the WAL flush. A
                 // crash can lose only the latest batches, documents and checkpoint together,
                 // and they are applied again from the (durable) log.
@@ -522,13 +496,11 @@ package final class ProjectionRunner: Sendable {
             }
         } catch {
             options.mirror?.invalidate()
-            _ = try? await pool.withConnection { connection in
+            _ = try? await owner.withConnection { connection in
                 if connection.isHealthy && connection.inTransaction { try connection.execute("ROLLBACK") }
             }
-            state.withLock {
-                $0.batchesAbandoned += 1
-                $0.lastError = "\(error)"
-            }
+            state.withLock { $0.batchesAbandoned += 1 }
+            follower.failed(error)
             throw error  // the runner reloads from what is stored
         }
     }
@@ -546,11 +518,8 @@ package final class ProjectionRunner: Sendable {
                 $0.slowBatches.append(slow)
                 if $0.slowBatches.count > SlowBatch.kept { $0.slowBatches.removeFirst($0.slowBatches.count - SlowBatch.kept) }
             }
-            $0.checkpoint = checkpoint.position
             $0.eventsApplied = checkpoint.eventsApplied
-            $0.lagSeconds = max(0, lag)
             $0.skippedEvents = skipped
-            $0.lastError = nil
             $0.stages.batches += stages.batches
             $0.stages.events += stages.events
             $0.stages.readMicros += stages.readMicros
@@ -561,6 +530,7 @@ package final class ProjectionRunner: Sendable {
             $0.stages.maxReadAgeMicros = max($0.stages.maxReadAgeMicros, stages.maxReadAgeMicros)
             $0.stages.addCPU(of: stages)
         }
+        follower.committed(checkpoint.position, lagSeconds: max(0, lag))
         progress.notify()
     }
 
@@ -572,7 +542,7 @@ package final class ProjectionRunner: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             let seen = progress.generation
-            if state.withLock({ $0.checkpoint >= position }) { return true }
+            if follower.status.checkpoint >= position { return true }
             let now = ContinuousClock.now
             guard now < deadline else { return false }
             asked.notify()  // pending documents are written now
