@@ -17,8 +17,10 @@ import Synchronization
 /// attempts of one event the subscription pauses, keeping its checkpoint (nothing is dropped),
 /// until `:resume` or `:replay`.
 ///
-/// Of several `waymark serve` nodes, one delivers (a session-level advisory lock); every node keeps
-/// a copy of the subscriptions' state for its `/metrics`.
+/// Of several `waymark serve` nodes, one delivers (`FeedFollower`: a session-level advisory lock, which
+/// the supervisor confirms each time it reads the subscriptions); every node keeps a copy of the
+/// subscriptions' state for its `/metrics`. Each subscription's task follows the feed through the
+/// follower's reader and stores its checkpoint in the subscription's row.
 package final class WebhookDispatcher: Sendable {
     /// Tuning, read from the environment by the executable.
     package struct Options: Sendable {
@@ -60,25 +62,22 @@ package final class WebhookDispatcher: Sendable {
     private struct State {
         var workers: [String: Worker] = [:]
         var statuses: [String: Status] = [:]
-        var isOwner = false
-        var lockPID: Int32?
     }
 
     let options: Options
-    private let store: EventStore
     private let subscriptions: WebhookStore
-    private let lockPool: ConnectionPool
+    /// The dispatcher's ownership (its supervisor claims it) and each subscription's feed reading.
+    private let follower: FeedFollower
     private let state = Mutex(State())
     private let wake = FeedSignal()
     private let loop = BackgroundTask()
 
     package init(store: EventStore, options: Options, conninfo: String? = nil, setupStatements: [String] = []) {
-        self.store = store
         self.options = options
         self.subscriptions = WebhookStore(pool: store.pool)
-        self.lockPool = ConnectionPool(.init(conninfo: conninfo ?? store.configuration.conninfo, size: 1,
-                                             setupStatements: setupStatements.isEmpty ? store.configuration.setupStatements : setupStatements,
-                                             name: "webhooks"))
+        self.follower = FeedFollower(store: store, conninfo: conninfo ?? store.configuration.conninfo,
+                                     setupStatements: setupStatements.isEmpty ? store.configuration.setupStatements : setupStatements,
+                                     options: .init(name: "webhooks", lockNamespace: Self.lockNamespace, connectionName: "webhooks"))
     }
 
     static func key(_ provider: String, _ id: String) -> String { "\(provider)/\(id)" }
@@ -92,7 +91,7 @@ package final class WebhookDispatcher: Sendable {
     package func stop() async {
         await loop.stop()
         await cancelWorkers()
-        await lockPool.shutdown()
+        await follower.stop()
     }
 
     /// Reads the subscriptions again now (after a change made through this node's API).
@@ -103,7 +102,7 @@ package final class WebhookDispatcher: Sendable {
 
     package func status(provider: String, id: String) -> Status? { state.withLock { $0.statuses[Self.key(provider, id)] } }
 
-    package var isOwner: Bool { state.withLock { $0.isOwner } }
+    package var isOwner: Bool { follower.status.isOwner }
 
     // MARK: - Supervision
 
@@ -111,39 +110,29 @@ package final class WebhookDispatcher: Sendable {
         while !Task.isCancelled {
             let seen = wake.generation
             do {
-                let owner = try await checkOwnership()
+                let owner = try await claim()
                 let rows = try await subscriptions.all()
                 sync(rows, owner: owner)
             } catch {
-                state.withLock { $0.isOwner = false; $0.lockPID = nil }
+                follower.lost(error)
                 await cancelWorkers()
             }
             await wake.wait(after: seen, timeout: options.syncInterval)
         }
     }
 
-    /// Takes (or confirms) the dispatcher lock on this node's session; false when another node holds it.
-    private func checkOwnership() async throws -> Bool {
-        let held = state.withLock { $0.lockPID }
-        let (pid, owned) = try await lockPool.withConnection { connection -> (Int32, Bool) in
-            let pid = connection.backendPID
-            if held == pid { return (pid, true) }  // same session: the lock is still ours
-            let owned = try connection.query("SELECT pg_try_advisory_lock($1, hashtext('webhooks'))", [String(Self.lockNamespace)]).first?.bool(0) ?? false
-            return (pid, owned)
-        }
-        let lost = state.withLock { state -> Bool in
-            let lost = state.isOwner && state.lockPID != pid
-            state.isOwner = owned
-            state.lockPID = owned ? pid : nil
-            return lost
-        }
-        if lost || !owned { await cancelWorkers() }
-        return owned
+    /// Takes (or confirms) the dispatcher lock on this node's session; nil when another node holds it.
+    /// The tasks stop when the lock is not this node's, or was taken again on a new session.
+    private func claim() async throws -> FeedFollower.Owner? {
+        let before = follower.status
+        let owner = try await follower.claim()
+        if owner == nil || (before.isOwner && before.backendPID != owner?.backendPID) { await cancelWorkers() }
+        return owner
     }
 
     static let lockNamespace: Int32 = 0x5748  // "WH"
 
-    private func sync(_ rows: [WebhookSubscription], owner: Bool) {
+    private func sync(_ rows: [WebhookSubscription], owner: FeedFollower.Owner?) {
         var toCancel: [Task<Void, Never>] = []
         var toStart: [WebhookSubscription] = []
         state.withLock { state in
@@ -167,16 +156,17 @@ package final class WebhookDispatcher: Sendable {
                         state.workers[key] = nil
                     }
                     status.active = false
-                    if owner && !row.paused { toStart.append(row) }
+                    if owner != nil && !row.paused { toStart.append(row) }
                 }
                 state.statuses[key] = status
             }
         }
         for task in toCancel { task.cancel() }
+        guard let owner else { return }
         for row in toStart {
             let key = Self.key(row.provider, row.id)
             state.withLock { state in
-                let task = Task { await self.run(row) }
+                let task = Task { await self.run(row, owner) }
                 state.workers[key] = Worker(generation: row.generation, task: task, finished: false)
                 state.statuses[key]?.active = true
             }
@@ -196,7 +186,7 @@ package final class WebhookDispatcher: Sendable {
 
     // MARK: - One subscription
 
-    private func run(_ initial: WebhookSubscription) async {
+    private func run(_ initial: WebhookSubscription, _ owner: FeedFollower.Owner) async {
         let key = Self.key(initial.provider, initial.id)
         defer {
             state.withLock { state in
@@ -205,22 +195,15 @@ package final class WebhookDispatcher: Sendable {
             }
         }
         var subscription = initial
-        var reader = FeedReader(store: store, after: subscription.checkpoint, batchSize: options.batchSize)
         var lastSave = ContinuousClock.now
         var target: (WebhookTarget, ContinuousClock.Instant)?
-        while !Task.isCancelled {
-            let batch: [RecordedEvent]
-            do {
-                guard let next = try await reader.nextBatch() else { return }
-                batch = next
-            } catch {
-                return  // the supervisor starts a new task from the stored checkpoint
-            }
+        // A failed read or save ends the task: the supervisor starts a new one from the stored checkpoint.
+        try? await owner.follow(after: subscription.checkpoint, batchSize: options.batchSize) { batch in
             let matched = batch.enumerated().filter { subscription.matches($0.element) }
             if matched.isEmpty && ContinuousClock.now - lastSave < .seconds(1) {
                 subscription.checkpoint = batch.last!.feedPosition  // filtered out; saved with the next write
                 publish(key, subscription, lag: 0)
-                continue
+                return true
             }
             if let first = matched.first { publish(key, subscription, lag: Self.secondsSince(first.element.recordedAtMicros)) }
             let outcome = await deliver(matched, of: subscription, target: &target)
@@ -240,12 +223,7 @@ package final class WebhookDispatcher: Sendable {
             let progress = WebhookStore.Progress(checkpoint: subscription.checkpoint, delivered: Int64(outcome.delivered.count), paused: outcome.paused,
                                                  consecutiveFailures: outcome.failures, lastError: outcome.lastError, attempted: outcome.attempts > 0,
                                                  deliveredAny: !outcome.delivered.isEmpty)
-            let saved: Bool
-            do {
-                saved = try await subscriptions.saveProgress(provider: subscription.provider, id: subscription.id, generation: subscription.generation, progress)
-            } catch {
-                return
-            }
+            let saved = try await subscriptions.saveProgress(provider: subscription.provider, id: subscription.id, generation: subscription.generation, progress)
             lastSave = .now
             let pendingLag = handled < batch.count ? Self.secondsSince(batch[handled].recordedAtMicros) : 0
             state.withLock { state in
@@ -253,9 +231,12 @@ package final class WebhookDispatcher: Sendable {
                 state.statuses[key]?.failedAttempts += Int64(outcome.failedAttempts)
             }
             publish(key, subscription, lag: pendingLag)
-            guard saved else { return wake.notify() }  // changed through the API meanwhile: start again from the stored row
-            if outcome.paused || handled < batch.count { return }
-            if Task.isCancelled { return }
+            guard saved else {
+                wake.notify()  // changed through the API meanwhile: start again from the stored row
+                return false
+            }
+            // A pause or an event not delivered ends the task; the supervisor starts it again from the stored row.
+            return !outcome.paused && handled == batch.count
         }
     }
 
