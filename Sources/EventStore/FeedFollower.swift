@@ -13,7 +13,8 @@ import Synchronization
 /// from what is stored. `stop()` ends the loop before it closes the connection, which releases
 /// the lock.
 package final class FeedFollower: Sendable {
-    /// The lock and the pacing of the supervising loop.
+    /// The lock, and the pacing of the loop `start` runs (a worker that supervises itself and only
+    /// claims the lock leaves the defaults).
     package struct Options: Sendable {
         /// The lock is `pg_try_advisory_lock(lockNamespace, hashtext(name))`.
         package var name: String
@@ -84,18 +85,22 @@ package final class FeedFollower: Sendable {
         }
     }
 
+    /// The lock and the loop's pacing, as given.
     package let options: Options
     private let store: EventStore
     private let pool: ConnectionPool
     private let state = Mutex(Status())
     private let loop = BackgroundTask()
 
+    /// A follower of `store`'s feed that holds its lock on a connection of its own (`conninfo`, with
+    /// `setupStatements` run on connecting); nothing runs until `start` or `claim`.
     package init(store: EventStore, conninfo: String, setupStatements: [String], options: Options) {
         self.store = store
         self.options = options
         pool = ConnectionPool(.init(conninfo: conninfo, size: 1, setupStatements: setupStatements, name: options.connectionName))
     }
 
+    /// Where the follower stands now.
     package var status: Status { state.withLock { $0 } }
 
     /// Follows in the background: `follow` runs while this follower owns, until it returns (the task
