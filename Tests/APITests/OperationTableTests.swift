@@ -1,3 +1,4 @@
+import JSON
 import Testing
 @testable import API
 
@@ -74,5 +75,32 @@ private func match(_ method: String, _ path: String) throws -> (String, PathPara
         }
         let searches = OperationTable.standard.operations.filter { $0.method == "POST" && $0.isRead }.map(\.name).sorted()
         #expect(searches == ["SearchTrips", "SearchVehicles"])
+    }
+
+    @Test func createRequestsRequireTheirIdAlikeOverRESTAndGRPC() throws {
+        /// The code and message `body` throws, nil when it returns.
+        func refusal(_ body: () throws(APIError) -> String) -> (APIError.Code, String)? {
+            do { _ = try body(); return nil } catch { return (error.code, error.message) }
+        }
+        for field in ["tripId", "vehicleId"] {
+            let snake = field == "tripId" ? "trip_id" : "vehicle_id"
+            var query = QueryParameters([(field, "a-1")])
+            #expect(try OperationTable.requiredId(field, in: &query) == "a-1")
+            #expect(try OperationTable.requiredId(field, in: JSONObject([(field, .string("a-1"))])) == "a-1")
+            let missingPairs: [[(name: String, value: String)]] = [[], [(field, "")]]
+            for pairs in missingPairs {
+                var missing = QueryParameters(pairs)
+                #expect(refusal { () throws(APIError) in try OperationTable.requiredId(field, in: &missing) }! == (.invalidArgument, "\(field) is required (query parameter)"))
+            }
+            for message in [JSONObject(), JSONObject([(field, .string(""))])] {
+                #expect(refusal { () throws(APIError) in try OperationTable.requiredId(field, in: message) }! == (.invalidArgument, "\(snake) is required"))
+            }
+            // An id the domain refuses is refused by both doors with the domain's words, naming the field.
+            var bad = QueryParameters([(field, "a/b")])
+            let rest = try #require(refusal { () throws(APIError) in try OperationTable.requiredId(field, in: &bad) })
+            let grpc = try #require(refusal { () throws(APIError) in try OperationTable.requiredId(field, in: JSONObject([(field, .string("a/b"))])) })
+            #expect(rest == grpc)
+            #expect(rest.0 == .invalidArgument && rest.1.contains(field))
+        }
     }
 }

@@ -17,16 +17,13 @@ extension OperationTable {
         [
             .fleet("CreateTrip", "POST", "/v1/providers/{provider}/trips", readsBody: true, service: tripService, response: "maps.fleetengine.v1.Trip",
                    rest: { input throws(APIError) -> TripService.CreateRequest in
-                       guard let tripId = try input.query.value("tripId"), !tripId.isEmpty else { throw .invalidArgument("tripId is required (query parameter)") }
-                       try RESTHandler.validateId(tripId, field: "tripId")
+                       let tripId = try requiredId("tripId", in: &input.query)
                        try input.query.finish()
                        return try TripJSON.create(input.body, provider: input.path.provider, tripId: tripId)
                    },
                    grpc: { message throws(APIError) -> TripService.CreateRequest in
                        let provider = try WaymarkAPI.parent(try message.protoString("parent"))
-                       let tripId = try message.protoString("tripId")
-                       guard !tripId.isEmpty else { throw .invalidArgument("trip_id is required") }
-                       try RESTHandler.validateId(tripId, field: "tripId")
+                       let tripId = try requiredId("tripId", in: message)
                        return try TripJSON.create(message.protoMessage("trip"), provider: provider, tripId: tripId)
                    },
                    call: { api, request, context throws(APIError) in try await api.trips.create(request, context: context) }),
@@ -118,16 +115,13 @@ extension OperationTable {
         [
             .fleet("CreateVehicle", "POST", "/v1/providers/{provider}/vehicles", readsBody: true, service: vehicleService, response: "maps.fleetengine.v1.Vehicle",
                    rest: { input throws(APIError) -> VehicleService.CreateRequest in
-                       guard let vehicleId = try input.query.value("vehicleId"), !vehicleId.isEmpty else { throw .invalidArgument("vehicleId is required (query parameter)") }
-                       try RESTHandler.validateId(vehicleId, field: "vehicleId")
+                       let vehicleId = try requiredId("vehicleId", in: &input.query)
                        try input.query.finish()
                        return try VehicleJSON.create(input.body, provider: input.path.provider, vehicleId: vehicleId)
                    },
                    grpc: { message throws(APIError) -> VehicleService.CreateRequest in
                        let provider = try WaymarkAPI.parent(try message.protoString("parent"))
-                       let vehicleId = try message.protoString("vehicleId")
-                       guard !vehicleId.isEmpty else { throw .invalidArgument("vehicle_id is required") }
-                       try RESTHandler.validateId(vehicleId, field: "vehicleId")
+                       let vehicleId = try requiredId("vehicleId", in: message)
                        return try VehicleJSON.create(message.protoMessage("vehicle"), provider: provider, vehicleId: vehicleId)
                    },
                    call: { api, request, context throws(APIError) in try await api.vehicles.create(request, context: context) }),
@@ -244,6 +238,28 @@ extension APIOperation {
             let result = try await call(input.api, request, input.command)
             return RESTHandler.json(numeric ? ProtoEnum.numbered(result) : result)
         }
+    }
+}
+
+extension OperationTable {
+    /// The id a Create request gives its new resource (`tripId`, `vehicleId`), from REST's query or
+    /// gRPC's message: required, not empty, and a valid id.
+    ///
+    /// One check for both front doors, so they refuse alike; only the words for a missing id follow
+    /// the door: REST names the query parameter, gRPC the proto field (`trip_id`).
+    static func requiredId(_ field: String, in query: inout QueryParameters) throws(APIError) -> String {
+        try requiredId(field, try query.value(field), missing: "\(field) is required (query parameter)")
+    }
+
+    /// `requiredId(_:in:)` for a gRPC request message.
+    static func requiredId(_ field: String, in message: JSONObject) throws(APIError) -> String {
+        try requiredId(field, try message.protoString(field), missing: "\(ProtoObject.snakeCase(field)) is required")
+    }
+
+    private static func requiredId(_ field: String, _ value: String?, missing: String) throws(APIError) -> String {
+        guard let value, !value.isEmpty else { throw .invalidArgument(missing) }
+        try RESTHandler.validateId(value, field: field)
+        return value
     }
 }
 
