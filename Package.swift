@@ -42,12 +42,14 @@ let package = Package(
         // Storage.
         .target(name: "Schema", dependencies: ["Postgres"], resources: [.embedInCode("sql")], swiftSettings: settings),
         .target(name: "EventStore", dependencies: ["Postgres", "Signing", "JSON", "Schema"], swiftSettings: settings),
+        // The read side: where read-model queries go (the primary or a read replica).
+        .target(name: "ReadSide", dependencies: ["Postgres"], swiftSettings: settings),
         .target(name: "Projections", dependencies: ["EventStore", "ReadModels", "Journey", "Postgres", "JSON"], swiftSettings: settings),
 
         // The API: Fleet Engine services, routes, auth, operations endpoints.
         .target(
             name: "API",
-            dependencies: ["HTTP", "EventStore", "Projections", "ReadModels", "Journey", "Geo", "JSON", "Signing", "Postgres"],
+            dependencies: ["HTTP", "EventStore", "Projections", "ReadModels", "ReadSide", "Journey", "Geo", "JSON", "Signing", "Postgres"],
             resources: [.embedInCode("openapi.json")],
             swiftSettings: settings
         ),
@@ -65,7 +67,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "waymark",
-            dependencies: ["WaymarkCLI", "Allocator", "Demo", "API", "GRPC", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "ReadModels"],
+            dependencies: ["WaymarkCLI", "Allocator", "Demo", "API", "GRPC", "HTTP", "EventStore", "Projections", "Postgres", "Schema", "JSON", "Signing", "Simulator", "Journey", "ReadModels", "ReadSide"],
             swiftSettings: settings
         ),
         // The benchmarks, apart from the server's binary; `waymark bench` runs this one.
@@ -87,7 +89,7 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON", "Geo"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "Journey", "Geo", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "APITests", dependencies: ["API", "HTTP", "EventStore", "Projections", "ReadModels", "ReadSide", "Journey", "Geo", "JSON", "Signing", "Postgres", "Schema", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "GRPCTests", dependencies: ["GRPC", "Protobuf", "API", "JSON", "Postgres", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "WaymarkTests", dependencies: ["TestSupport", "Postgres", "JSON", "Signing", "EventStore", "Simulator", "Journey"], swiftSettings: settings),
     ]

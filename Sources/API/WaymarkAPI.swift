@@ -4,6 +4,7 @@ import HTTP
 import Journey
 import Projections
 import ReadModels
+import ReadSide
 import Synchronization
 
 /// The API's composition root: services, auth, metrics and readiness over one event store.

@@ -1,5 +1,6 @@
 import API
 import Postgres
+import ReadSide
 import WaymarkCLI
 
 /// The read replica of `waymark serve`: `--read-database-url` / `WAYMARK_READ_DATABASE_URL` and

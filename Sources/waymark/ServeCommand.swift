@@ -8,6 +8,7 @@ import HTTP
 import Postgres
 import Projections
 import ReadModels
+import ReadSide
 import Signing
 import Simulator
 import Synchronization

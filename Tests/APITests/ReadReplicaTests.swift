@@ -2,6 +2,7 @@ import API
 import Foundation
 import JSON
 import Postgres
+import ReadSide
 import Schema
 import Testing
 import TestSupport

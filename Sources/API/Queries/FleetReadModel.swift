@@ -4,6 +4,7 @@ import JSON
 import Postgres
 import Projections
 import ReadModels
+import ReadSide
 
 /// Reads the fleet projection's documents (`rm_fleet`): Trip and Vehicle resources and the
 /// internal records they are rendered from.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTP
 import JSON
+import ReadSide
 
 extension ReadRouter {
     /// The `/metrics` lines, when a replica is configured (none otherwise).

@@ -4,6 +4,7 @@ import JSON
 import Postgres
 import Projections
 import ReadModels
+import ReadSide
 
 /// Reads the journey projection's documents (`rm_journey`): riders' views, share links, riders'
 /// trips and journey styles.

@@ -53,7 +53,7 @@ package final class ReadRouter: Sendable {
     @TaskLocal package static var preference: ReadPreference?
 
     /// Whether the current task reads after a client's consistency token (and must not answer from memory).
-    static var readsAfterToken: Bool {
+    package static var readsAfterToken: Bool {
         if case .replica(after: .some) = preference { return true }
         return false
     }
@@ -71,7 +71,7 @@ package final class ReadRouter: Sendable {
     package var statistics: Counts { counts.withLock { $0 } }
 
     /// Runs `sql` where the task's preference (or `unset`) allows.
-    func query(_ sql: String, _ parameters: [String?] = [], unset: ReadPreference = .primary) async throws -> QueryResult {
+    package func query(_ sql: String, _ parameters: [String?] = [], unset: ReadPreference = .primary) async throws -> QueryResult {
         guard let replica else { return try await primary.query(sql, parameters) }
         switch Self.preference ?? unset {
         case .primary:
