@@ -42,9 +42,10 @@ let package = Package(
         // Storage.
         .target(name: "Schema", dependencies: ["Postgres"], resources: [.embedInCode("sql")], swiftSettings: settings),
         .target(name: "EventStore", dependencies: ["Postgres", "Signing", "JSON", "Schema"], swiftSettings: settings),
-        // The read side: where read-model queries go (the primary or a read replica).
-        .target(name: "ReadSide", dependencies: ["Postgres"], swiftSettings: settings),
-        .target(name: "Projections", dependencies: ["EventStore", "ReadModels", "Journey", "Postgres", "JSON"], swiftSettings: settings),
+        // The read side: names every read-model table and holds the SQL that reads them; the
+        // projections' writer takes its tables from here, so the two cannot disagree.
+        .target(name: "ReadSide", dependencies: ["Postgres", "ReadModels", "JSON"], swiftSettings: settings),
+        .target(name: "Projections", dependencies: ["EventStore", "ReadModels", "ReadSide", "Journey", "Postgres", "JSON"], swiftSettings: settings),
 
         // The API: Fleet Engine services, routes, auth, operations endpoints.
         .target(
@@ -85,6 +86,7 @@ let package = Package(
         .testTarget(name: "ReadModelsTests", dependencies: ["ReadModels", "Journey", "Geo", "JSON", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),
+        .testTarget(name: "ReadSideTests", dependencies: ["ReadSide", "Projections", "ReadModels", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON", "Geo"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),

@@ -8,7 +8,7 @@ import ReadModels
 /// `ReadModelProjector` adapts the pure `ReadModelProjection`s (which see decoded domain events);
 /// tests and infrastructure projections may implement this directly on raw events.
 package protocol Projector: Sendable {
-    /// Stable name: the checkpoint's name and the table `rm_<name>`.
+    /// Stable name: the checkpoint's name, and the name of its table (`ReadModelTable`).
     var name: String { get }
     /// Restores the model from its stored documents.
     mutating func load(_ documents: [DocumentChange])

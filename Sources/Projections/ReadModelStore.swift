@@ -3,11 +3,13 @@ import Foundation
 import JSON
 import Postgres
 import ReadModels
+import ReadSide
 
 /// SQL for one projection's table and checkpoint: load, guarded batch write, rebuild swap.
 ///
-/// The table name comes from the projector's name, which must be lowercase letters, digits and
-/// underscores; it is quoted as an identifier. Values always travel as parameters.
+/// The table is the projection's `ReadModelTable`, the one the readers read; the projector's name
+/// must be lowercase letters, digits and underscores, and the table is quoted as an identifier.
+/// Values always travel as parameters.
 package struct ReadModelStore: Sendable {
     package let name: String
     package let table: String
@@ -17,7 +19,7 @@ package struct ReadModelStore: Sendable {
             throw ProjectionError(.invalidName, "projection name must be lowercase letters, digits and underscores, got \(name.debugDescription)")
         }
         self.name = name
-        self.table = "rm_" + name
+        self.table = ReadModelTable(projection: name).name
         quotedTable = Connection.quoteIdentifier(table)
     }
 
@@ -105,14 +107,14 @@ package struct ReadModelStore: Sendable {
                 JOIN string_to_table($3, E'\\x1e') WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
                 ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
                 """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
-                      String(decoding: documents, as: UTF8.self)], preparedName: "waymark_rm_upsert_" + name))
+                      String(decoding: documents, as: UTF8.self)], preparedName: "waymark_upsert_" + table))
         }
         if !deletes.isEmpty {
             statements.append(Statement("""
                 DELETE FROM \(quotedTable) USING unnest($1::text[], $2::text[]) AS d(collection, key)
                 WHERE \(quotedTable).collection = d.collection AND \(quotedTable).key = d.key
                 """, [PostgresText.arrayLiteral(deletes.map(\.collection)), PostgresText.arrayLiteral(deletes.map(\.key))],
-                preparedName: "waymark_rm_delete_" + name))
+                preparedName: "waymark_delete_" + table))
         }
         statements.append(Statement("""
             WITH moved AS (
@@ -124,7 +126,7 @@ package struct ReadModelStore: Sendable {
             SELECT waymark_expect_count((SELECT count(*) FROM moved), 1)
             """, [name, String(to.transactionId), String(to.globalPosition), String(events),
                   String(from.position.transactionId), String(from.position.globalPosition), String(from.generation)],
-            preparedName: "waymark_rm_checkpoint"))
+            preparedName: "waymark_checkpoint_advance"))
         return statements
     }
 }

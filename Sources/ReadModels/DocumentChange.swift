@@ -84,7 +84,7 @@ package struct DocumentChange: Sendable, Hashable {
 /// projection with `load` from everything it stored. Applying the same events to a fresh value
 /// must produce the same documents (rebuild equals live).
 package protocol ReadModelProjection: Sendable {
-    /// Stable name; the runtime's table is `rm_<name>`.
+    /// Stable name; the runtime's table is named after it (`ReadModelTable` in ReadSide).
     static var name: String { get }
     /// An empty read model.
     init()

@@ -4,8 +4,9 @@ import JSON
 import Postgres
 import Projections
 import ReadModels
+import ReadSide
 
-/// Reads the driver feed projection's documents (`rm_driver_feed`).
+/// The driver feed projection's documents for the API, read by `DriverFeedReader`.
 ///
 /// Read-your-writes per node: a read first waits (up to `consistencyTimeout`) until the driver
 /// feed projection has applied this node's latest append, so a feed read right after a location
@@ -18,10 +19,7 @@ struct DriverFeedReadModel: Sendable {
     /// The feed document of `key` (`providers/P/vehicles/V`), or nil when the vehicle has none.
     func feed(_ key: String) async throws(APIError) -> JSONValue? {
         do {
-            let result = try await pool.query("SELECT document::text FROM rm_driver_feed WHERE collection = $1 AND key = $2",
-                                              [DriverFeedProjection.feedsCollection, key])
-            guard let row = result.first else { return nil }
-            return try JSONValue.parse(try row.string(0))
+            return try await DriverFeedReader(pool: pool).feed(key)
         } catch {
             throw APIError(.unavailable, "could not read the driver feed; retry", underlying: error)
         }

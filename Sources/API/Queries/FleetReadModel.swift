@@ -6,8 +6,9 @@ import Projections
 import ReadModels
 import ReadSide
 
-/// Reads the fleet projection's documents (`rm_fleet`): Trip and Vehicle resources and the
-/// internal records they are rendered from.
+/// The fleet projection's documents for the API: Trip and Vehicle resources and the internal
+/// records they are rendered from, from this node's mirror when it may answer, else through
+/// `FleetReader`, with its failures worded for clients.
 ///
 /// Read-your-writes: after a command, `waitUntilApplied` blocks until the fleet projection has
 /// applied the command's events, so the document read next includes them. When this node's
@@ -23,16 +24,12 @@ struct FleetReadModel: Sendable {
     /// Where document reads go when a read replica is configured (nil: `pool`); checkpoints are always read from `pool`.
     var router: ReadRouter?
 
-    static let table = "rm_fleet"
-
     func document(_ collection: String, _ key: String) async throws(APIError) -> JSONValue? {
         // A read with a client's consistency token skips memory: the owner applies a batch to its mirror
         // just after the commit, so a write answered through another node may not be in memory yet.
         if !ReadRouter.readsAfterToken, let mirrored = mirror?.document(collection, key) { return mirrored }
         do {
-            let result = try await readQuery("SELECT document::text FROM rm_fleet WHERE collection = $1 AND key = $2", [collection, key])
-            guard let row = result.first else { return nil }
-            return try JSONValue.parse(try row.string(0))
+            return try await reader.document(collection, key)
         } catch {
             throw APIError(.unavailable, "could not read the fleet read model; retry", underlying: error)
         }
@@ -40,25 +37,15 @@ struct FleetReadModel: Sendable {
 
     /// Documents of `collection` whose key starts with `prefix`, in key order, after `after`, at most `limit`.
     func documents(_ collection: String, prefix: String, after: String? = nil, limit: Int = 10_000) async throws(APIError) -> [(key: String, document: JSONValue)] {
-        // Keys under a prefix ending in "/" form the range [prefix, prefix with "/" → "0").
-        let upper = String(prefix.dropLast()) + "0"
         do {
-            let result = try await readQuery("""
-                SELECT key, document::text FROM rm_fleet
-                WHERE collection = $1 AND key >= $2 AND key < $3 AND key > $4
-                ORDER BY key LIMIT $5
-                """, [collection, prefix, upper, after ?? "", String(limit)])
-            return try result.rows.map { row in (try row.string(0), try JSONValue.parse(try row.string(1))) }
+            return try await reader.documents(collection, prefix: prefix, after: after, limit: limit)
         } catch {
             throw APIError(.unavailable, "could not read the fleet read model; retry", underlying: error)
         }
     }
 
-    /// A document query: through the router when there is one (reads without a task preference stay on the primary).
-    private func readQuery(_ sql: String, _ parameters: [String?]) async throws -> QueryResult {
-        if let router { return try await router.query(sql, parameters) }
-        return try await pool.query(sql, parameters)
-    }
+    /// The table's reader: through `router` when there is one, else `pool`.
+    private var reader: FleetReader { FleetReader(pool: pool, router: router) }
 
     /// Whether this node's runner owns the projection and its mirror may be read (see `DocumentMirror`).
     var mirrorIsCurrent: Bool { runner?.status.isOwner == true && mirror?.isValid == true }

@@ -6,12 +6,12 @@ import Projections
 import ReadModels
 import ReadSide
 
-/// Reads the journey projection's documents (`rm_journey`): riders' views, share links, riders'
-/// trips and journey styles.
+/// The journey projection's documents for the API: riders' views, share links, riders' trips and
+/// journey styles.
 ///
 /// While this node's journey runner owns the projection, its `DocumentMirror` answers from
-/// memory (`memoryDocument`); otherwise the table is read. `waitUntilApplied` gives
-/// read-your-writes for share links and styles, as `FleetReadModel` does for trips.
+/// memory (`memoryDocument`); otherwise `JourneyViewReader` reads the table. `waitUntilApplied`
+/// gives read-your-writes for share links and styles, as `FleetReadModel` does for trips.
 struct JourneyReadModel: Sendable {
     let pool: ConnectionPool
     let runner: ProjectionRunner?
@@ -20,8 +20,6 @@ struct JourneyReadModel: Sendable {
     /// Where document reads go when a read replica is configured (nil: `pool`); checkpoints are always read from `pool`.
     /// A read outside any request (the journey hub's polling) waits for the replica to catch up with the primary first.
     var router: ReadRouter?
-
-    static let table = "rm_journey"
 
     /// The mirrored collections (everything the rider endpoints read).
     static let mirroredCollections: Set<String> = [
@@ -56,16 +54,7 @@ struct JourneyReadModel: Sendable {
             if complete { return found }
         }
         do {
-            let sql = "SELECT key, document::text FROM rm_journey WHERE collection = $1 AND key = ANY($2::text[])"
-            let parameters: [String?] = [collection, PostgresText.arrayLiteral(keys)]
-            let result = if let router {
-                try await router.query(sql, parameters, unset: .replicaCaughtUp)
-            } else {
-                try await pool.query(sql, parameters)
-            }
-            var found: [String: JSONValue] = [:]
-            for row in result.rows { found[try row.string(0)] = try JSONValue.parse(try row.string(1)) }
-            return found
+            return try await JourneyViewReader(pool: pool, router: router).documents(collection, keys: keys)
         } catch {
             throw APIError(.unavailable, "could not read the journey read model; retry", underlying: error)
         }

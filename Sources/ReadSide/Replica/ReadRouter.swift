@@ -15,7 +15,7 @@ package enum ReadPreference: Sendable, Equatable {
 /// client's writes visible to its own reads.
 ///
 /// Writes, the event store, projections, advisory locks and LISTEN never come here: they use the
-/// primary's pools directly. Only the rider and fleet read models ask the router, and it picks a
+/// primary's pools directly. Only the fleet and journey readers ask the router, and it picks a
 /// database per query from the task's `preference`:
 /// - no replica, or `.primary`: the primary;
 /// - `.replica(after: token)`: the replica once `pg_last_wal_replay_lsn()` has reached the token
@@ -71,7 +71,7 @@ package final class ReadRouter: Sendable {
     package var statistics: Counts { counts.withLock { $0 } }
 
     /// Runs `sql` where the task's preference (or `unset`) allows.
-    package func query(_ sql: String, _ parameters: [String?] = [], unset: ReadPreference = .primary) async throws -> QueryResult {
+    func query(_ sql: String, _ parameters: [String?] = [], unset: ReadPreference = .primary) async throws -> QueryResult {
         guard let replica else { return try await primary.query(sql, parameters) }
         switch Self.preference ?? unset {
         case .primary:
