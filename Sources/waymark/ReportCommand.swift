@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Postgres
 import ReadModels
+import ReadSide
 import WaymarkCLI
 
 /// `waymark report trip T [--provider P] [--out-dir DIR]`: the trip's route audit for people, and
@@ -37,18 +38,7 @@ enum ReportCommand {
         let database = try Database.existing(settings, command: "report")
         let connection = try Connection(conninfo: database.url, setupStatements: ["SET default_transaction_read_only = on"])
         try Database.requireCurrentSchema(on: connection, command: "report")
-        let rows: [(String, String)]
-        if let provider = flags.value("provider") {
-            let key = "providers/\(provider)/trips/\(tripId)"
-            rows = try connection.query("SELECT key, document::text FROM rm_route_audit WHERE collection = $1 AND key = $2",
-                                        [RouteAuditProjection.auditsCollection, key]).rows.map { (try $0.string(0), try $0.string(1)) }
-        } else {
-            rows = try connection.query("""
-                SELECT key, document::text FROM rm_route_audit
-                WHERE collection = $1 AND key LIKE 'providers/%' AND split_part(key, '/', 3) = 'trips' AND split_part(key, '/', 4) = $2
-                  AND split_part(key, '/', 5) = '' ORDER BY key
-                """, [RouteAuditProjection.auditsCollection, tripId]).rows.map { (try $0.string(0), try $0.string(1)) }
-        }
+        let rows = try RouteAuditReader.audits(ofTrip: tripId, provider: flags.value("provider"), on: connection)
         guard let (key, text) = rows.first else {
             throw ReportError("no route audit of trip \(tripId.debugDescription)\(flags.value("provider").map { " (provider \($0))" } ?? "") in the route_audit read model")
         }

@@ -11,12 +11,14 @@ import TestSupport
         (FleetResourceProjection.name, FleetReader.table),
         (JourneyViewProjection.name, JourneyViewReader.table),
         (DriverFeedProjection.name, DriverFeedReader.table),
+        (RouteAuditProjection.name, RouteAuditReader.table),
     ]
 
-    @Test func eachReaderReadsTheTableItsProjectionsWriterWrites() throws {
+    @Test func everyProjectionHasAReaderOfTheTableItsWriterWrites() throws {
         for (projection, table) in Self.readers {
             #expect(try ReadModelStore(name: projection).table == table.name, "\(projection)")
         }
+        #expect(Set(Self.readers.map(\.projection)) == Set(ProjectionCatalog.all.map(\.name)))
     }
 
     @Test func theMigrationsCreateEveryReadersTable() async throws {

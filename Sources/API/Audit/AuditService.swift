@@ -5,6 +5,7 @@ import Journey
 import Postgres
 import Projections
 import ReadModels
+import ReadSide
 
 /// The auditors' read side: a trip's or vehicle's history, event by event; a trip's journey view
 /// and Trip resource as they were at a past instant (time travel); the route audit.
@@ -171,12 +172,9 @@ package final class AuditService: Sendable {
     func routeAudit(provider: String, tripId: String, caller: Principal) async throws(APIError) -> JSONValue {
         try caller.requireProvider(provider)
         try caller.require([.server, .auditor], to: "read route audits")
-        let key = FleetResourceProjection.tripKey(provider: provider, tripId: tripId)
         let document: JSONValue?
         do {
-            let result = try await store.pool.query("SELECT document::text FROM rm_route_audit WHERE collection = $1 AND key = $2",
-                                                    [RouteAuditProjection.auditsCollection, key])
-            document = try result.first.map { row in try JSONValue.parse(try row.string(0)) }
+            document = try await RouteAuditReader(pool: store.pool).audit(provider: provider, tripId: tripId)
         } catch {
             throw APIError(.unavailable, "could not read the route audit read model; retry", underlying: error)
         }
