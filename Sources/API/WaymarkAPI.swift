@@ -80,15 +80,16 @@ package final class WaymarkAPI: Sendable {
         self.authenticator = authenticator
         self.log = log
         let repository = AggregateRepository(store: store, capacity: aggregateCache)
-        var readModel = FleetReadModel(pool: store.pool, runner: runners.first { $0.name == FleetResourceProjection.name })
+        func runner(_ name: String) -> ProjectionRunner? { runners.first { $0.name == name } }
+        func waiter(_ name: String) -> ProjectionWaiter { ProjectionWaiter(name: name, pool: store.pool, runner: runner(name)) }
+        var readModel = FleetReadModel(reader: FleetReader(pool: store.pool, router: reads), waiter: waiter(FleetResourceProjection.name),
+                                       runner: runner(FleetResourceProjection.name))
         readModel.consistencyTimeout = consistencyTimeout
         readModel.mirror = mirror
-        readModel.router = reads
         trips = TripService(repository: repository, readModel: readModel, clock: clock)
         vehicles = VehicleService(repository: repository, readModel: readModel, clock: clock)
-        var journeys = JourneyReadModel(pool: store.pool, runner: runners.first { $0.name == JourneyViewProjection.name }, mirror: journeyMirror)
+        var journeys = JourneyReadModel(reader: JourneyViewReader(pool: store.pool, router: reads), waiter: waiter(JourneyViewProjection.name), mirror: journeyMirror)
         journeys.consistencyTimeout = consistencyTimeout
-        journeys.router = reads
         let hub = JourneyHub(readModel: journeys, clock: clock, pollInterval: journeyPollInterval,
                              listenConninfo: store.configuration.listen ? store.configuration.conninfo : nil)
         hub.start()
@@ -97,11 +98,11 @@ package final class WaymarkAPI: Sendable {
         let pacer = IngestPacer(maximumBacklog: ingestBacklog, timeout: consistencyTimeout, waiters: [JourneyViewProjection.name, FleetResourceProjection.name].map { name in
             // On a node that does not own the projection, every waiting batch reads the checkpoint:
             // 100 ms apart, so sixteen paced connections cost 160 small reads a second, not 3,200.
-            ProjectionWaiter(name: name, pool: store.pool, runner: runners.first { $0.name == name }, pollInterval: .milliseconds(100))
+            ProjectionWaiter(name: name, pool: store.pool, runner: runner(name), pollInterval: .milliseconds(100))
         })
         ingest = LocationIngestService(repository: repository, clock: clock, pacer: pacer)
-        audit = AuditService(store: store, clock: clock, timeTravelMaxEvents: timeTravelMaxEvents)
-        let feeds = DriverFeedReadModel(pool: store.pool, runner: runners.first { $0.name == DriverFeedProjection.name }, consistencyTimeout: consistencyTimeout)
+        audit = AuditService(store: store, routeAudits: RouteAuditReader(pool: store.pool), clock: clock, timeTravelMaxEvents: timeTravelMaxEvents)
+        let feeds = DriverFeedReadModel(reader: DriverFeedReader(pool: store.pool), waiter: waiter(DriverFeedProjection.name), consistencyTimeout: consistencyTimeout)
         drivers = DriverService(trips: trips, repository: repository, feeds: feeds, clock: clock)
         webhooks = WebhookService(store: store, options: webhookOptions)
         let tripService = trips

@@ -2,7 +2,6 @@ import EventStore
 import Foundation
 import JSON
 import Journey
-import Postgres
 import Projections
 import ReadModels
 import ReadSide
@@ -14,6 +13,8 @@ import ReadSide
 /// also lets the trip's own consumer look back (see `AuditService+TimeTravel.swift`).
 package final class AuditService: Sendable {
     let store: EventStore
+    /// The route audit projection's documents.
+    let routeAudits: RouteAuditReader
     let clock: @Sendable () -> Timestamp
     /// The most events one time-travel read may fold; past it the read is refused before the
     /// vehicles' histories are read (see `AuditService+TimeTravel.swift`).
@@ -25,8 +26,10 @@ package final class AuditService: Sendable {
     /// About a week of one vehicle reporting every 3 s; a replay's time and memory grow with its events.
     package static let defaultTimeTravelMaxEvents = 200_000
 
-    init(store: EventStore, clock: @escaping @Sendable () -> Timestamp, timeTravelMaxEvents: Int = AuditService.defaultTimeTravelMaxEvents) {
+    init(store: EventStore, routeAudits: RouteAuditReader, clock: @escaping @Sendable () -> Timestamp,
+         timeTravelMaxEvents: Int = AuditService.defaultTimeTravelMaxEvents) {
         self.store = store
+        self.routeAudits = routeAudits
         self.clock = clock
         self.timeTravelMaxEvents = timeTravelMaxEvents
     }
@@ -174,7 +177,7 @@ package final class AuditService: Sendable {
         try caller.require([.server, .auditor], to: "read route audits")
         let document: JSONValue?
         do {
-            document = try await RouteAuditReader(pool: store.pool).audit(provider: provider, tripId: tripId)
+            document = try await routeAudits.audit(provider: provider, tripId: tripId)
         } catch {
             throw APIError(.unavailable, "could not read the route audit read model; retry", underlying: error)
         }

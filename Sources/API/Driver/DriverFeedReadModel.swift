@@ -1,7 +1,6 @@
 import EventStore
 import Foundation
 import JSON
-import Postgres
 import Projections
 import ReadModels
 import ReadSide
@@ -12,14 +11,15 @@ import ReadSide
 /// feed projection has applied this node's latest append, so a feed read right after a location
 /// report, a plan or an offer through the same node includes it.
 struct DriverFeedReadModel: Sendable {
-    let pool: ConnectionPool
-    let runner: ProjectionRunner?
+    let reader: DriverFeedReader
+    /// Read-your-writes: asks this node's runner, else polls the stored checkpoint.
+    let waiter: ProjectionWaiter
     var consistencyTimeout: Duration = .seconds(5)
 
     /// The feed document of `key` (`providers/P/vehicles/V`), or nil when the vehicle has none.
     func feed(_ key: String) async throws(APIError) -> JSONValue? {
         do {
-            return try await DriverFeedReader(pool: pool).feed(key)
+            return try await reader.feed(key)
         } catch {
             throw APIError(.unavailable, "could not read the driver feed; retry", underlying: error)
         }
@@ -27,6 +27,6 @@ struct DriverFeedReadModel: Sendable {
 
     /// Waits until the projection has applied `position`; false after `consistencyTimeout`.
     func waitUntilApplied(_ position: FeedPosition) async -> Bool {
-        await ProjectionWaiter(name: DriverFeedProjection.name, pool: pool, runner: runner).waitUntilApplied(position, timeout: consistencyTimeout)
+        await waiter.waitUntilApplied(position, timeout: consistencyTimeout)
     }
 }

@@ -1,7 +1,6 @@
 import EventStore
 import Foundation
 import JSON
-import Postgres
 import Projections
 import ReadModels
 import ReadSide
@@ -15,15 +14,15 @@ import ReadSide
 /// runner owns the projection it is asked directly (it wakes on each committed batch);
 /// otherwise the stored checkpoint is polled, since another node is doing the work.
 struct FleetReadModel: Sendable {
-    let pool: ConnectionPool
+    /// The table's reader (through the read replica, when one is configured).
+    let reader: FleetReader
+    /// Read-your-writes: asks this node's runner, else polls the stored checkpoint.
+    let waiter: ProjectionWaiter
     let runner: ProjectionRunner?
     /// The owning runner's in-memory copy of the trips and vehicles, when this node owns the projection.
     var mirror: DocumentMirror?
     /// How long a write waits for the projection before answering 503 (the write itself is kept).
     var consistencyTimeout: Duration = .seconds(5)
-    /// Where document reads go when a read replica is configured (nil: `pool`); checkpoints are always read from `pool`.
-    var router: ReadRouter?
-
     func document(_ collection: String, _ key: String) async throws(APIError) -> JSONValue? {
         // A read with a client's consistency token skips memory: the owner applies a batch to its mirror
         // just after the commit, so a write answered through another node may not be in memory yet.
@@ -43,9 +42,6 @@ struct FleetReadModel: Sendable {
             throw APIError(.unavailable, "could not read the fleet read model; retry", underlying: error)
         }
     }
-
-    /// The table's reader: through `router` when there is one, else `pool`.
-    private var reader: FleetReader { FleetReader(pool: pool, router: router) }
 
     /// Whether this node's runner owns the projection and its mirror may be read (see `DocumentMirror`).
     var mirrorIsCurrent: Bool { runner?.status.isOwner == true && mirror?.isValid == true }
@@ -82,6 +78,6 @@ struct FleetReadModel: Sendable {
 
     /// Waits until the fleet projection has applied `position`; false after `consistencyTimeout`.
     func waitUntilApplied(_ position: FeedPosition) async -> Bool {
-        await ProjectionWaiter(name: FleetResourceProjection.name, pool: pool, runner: runner).waitUntilApplied(position, timeout: consistencyTimeout)
+        await waiter.waitUntilApplied(position, timeout: consistencyTimeout)
     }
 }

@@ -1,7 +1,6 @@
 import EventStore
 import Foundation
 import JSON
-import Postgres
 import Projections
 import ReadModels
 import ReadSide
@@ -13,13 +12,13 @@ import ReadSide
 /// memory (`memoryDocument`); otherwise `JourneyViewReader` reads the table. `waitUntilApplied`
 /// gives read-your-writes for share links and styles, as `FleetReadModel` does for trips.
 struct JourneyReadModel: Sendable {
-    let pool: ConnectionPool
-    let runner: ProjectionRunner?
+    /// The table's reader (through the read replica, when one is configured; a read outside any
+    /// request, the journey hub's polling, waits for the replica to catch up with the primary first).
+    let reader: JourneyViewReader
+    /// Read-your-writes: asks this node's runner, else polls the stored checkpoint.
+    let waiter: ProjectionWaiter
     let mirror: DocumentMirror?
     var consistencyTimeout: Duration = .seconds(5)
-    /// Where document reads go when a read replica is configured (nil: `pool`); checkpoints are always read from `pool`.
-    /// A read outside any request (the journey hub's polling) waits for the replica to catch up with the primary first.
-    var router: ReadRouter?
 
     /// The mirrored collections (everything the rider endpoints read).
     static let mirroredCollections: Set<String> = [
@@ -54,7 +53,7 @@ struct JourneyReadModel: Sendable {
             if complete { return found }
         }
         do {
-            return try await JourneyViewReader(pool: pool, router: router).documents(collection, keys: keys)
+            return try await reader.documents(collection, keys: keys)
         } catch {
             throw APIError(.unavailable, "could not read the journey read model; retry", underlying: error)
         }
@@ -62,6 +61,6 @@ struct JourneyReadModel: Sendable {
 
     /// Waits until the journey projection has applied `position`; false after `consistencyTimeout`.
     func waitUntilApplied(_ position: FeedPosition) async -> Bool {
-        await ProjectionWaiter(name: JourneyViewProjection.name, pool: pool, runner: runner).waitUntilApplied(position, timeout: consistencyTimeout)
+        await waiter.waitUntilApplied(position, timeout: consistencyTimeout)
     }
 }
