@@ -87,7 +87,7 @@ let package = Package(
         .testTarget(name: "SigningTests", dependencies: ["Signing"], swiftSettings: settings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: settings),
         .testTarget(name: "ReadSideTests", dependencies: ["ReadSide", "Projections", "ReadModels", "Postgres", "Schema", "JSON", "TestSupport"], swiftSettings: settings),
-        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
+        .testTarget(name: "ProjectionsTests", dependencies: ["Projections", "EventStore", "ReadModels", "ReadSide", "Journey", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "Journey", "JSON", "Geo"], swiftSettings: settings),
         .testTarget(name: "EventStoreTests", dependencies: ["EventStore", "Postgres", "Schema", "JSON", "TestSupport", "Simulator"], swiftSettings: settings),
         .testTarget(name: "HTTPTests", dependencies: ["HTTP", "TestSupport"], swiftSettings: settings),

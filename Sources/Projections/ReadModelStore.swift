@@ -13,13 +13,16 @@ import ReadSide
 package struct ReadModelStore: Sendable {
     package let name: String
     package let table: String
+    /// The table's layout: which collections ride in another's row (`ReadModelTable.companions`).
+    package let layout: ReadModelTable
 
     package init(name: String) throws(ProjectionError) {
         guard !name.isEmpty, name.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }) else {
             throw ProjectionError(.invalidName, "projection name must be lowercase letters, digits and underscores, got \(name.debugDescription)")
         }
         self.name = name
-        self.table = ReadModelTable(projection: name).name
+        layout = ReadModelTable(projection: name)
+        self.table = layout.name
         quotedTable = Connection.quoteIdentifier(table)
     }
 
@@ -63,20 +66,55 @@ package struct ReadModelStore: Sendable {
     }
 
     func readDocuments(_ connection: Connection, table: String) throws -> [DocumentChange] {
-        try connection.query("SELECT collection, key, document::text FROM \(table) ORDER BY collection, key").rows.map { row in
-            DocumentChange(collection: try row.string(0), key: try row.string(1), document: try JSONValue.parse(try row.string(2)))
+        guard !layout.companions.isEmpty else {
+            return try connection.query("SELECT collection, key, document::text FROM \(table) ORDER BY collection, key").rows.map { row in
+                DocumentChange(collection: try row.string(0), key: try row.string(1), document: try JSONValue.parse(try row.string(2)))
+            }
         }
+        var documents: [DocumentChange] = []
+        for row in try connection.query("SELECT collection, key, document::text, record::text FROM \(table) ORDER BY collection, key").rows {
+            documents += try splitRow(row, wanted: nil)
+        }
+        return documents
     }
 
     /// The stored documents at `addresses` (those that exist), read outside any transaction.
     func readDocuments(_ addresses: [DocumentAddress], _ connection: Connection) throws -> [DocumentChange] {
-        try connection.query("""
-            SELECT t.collection, t.key, t.document::text
+        guard !layout.companions.isEmpty else {
+            return try connection.query("""
+                SELECT t.collection, t.key, t.document::text
+                FROM unnest($1::text[], $2::text[]) AS a(collection, key)
+                JOIN \(quotedTable) t ON t.collection = a.collection AND t.key = a.key
+                """, [PostgresText.arrayLiteral(addresses.map(\.collection)), PostgresText.arrayLiteral(addresses.map(\.key))]).rows.map { row in
+                DocumentChange(collection: try row.string(0), key: try row.string(1), document: try JSONValue.parse(try row.string(2)))
+            }
+        }
+        let wanted = Set(addresses)
+        let rows = Set(addresses.map { DocumentAddress(collection: layout.storage(of: $0.collection).row, key: $0.key) }).sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
+        var documents: [DocumentChange] = []
+        for row in try connection.query("""
+            SELECT t.collection, t.key, t.document::text, t.record::text
             FROM unnest($1::text[], $2::text[]) AS a(collection, key)
             JOIN \(quotedTable) t ON t.collection = a.collection AND t.key = a.key
-            """, [PostgresText.arrayLiteral(addresses.map(\.collection)), PostgresText.arrayLiteral(addresses.map(\.key))]).rows.map { row in
-            DocumentChange(collection: try row.string(0), key: try row.string(1), document: try JSONValue.parse(try row.string(2)))
+            """, [PostgresText.arrayLiteral(rows.map(\.collection)), PostgresText.arrayLiteral(rows.map(\.key))]).rows {
+            documents += try splitRow(row, wanted: wanted)
         }
+        return documents
+    }
+
+    /// The documents one row of a table with companions holds (`collection, key, document, record`),
+    /// those in `wanted` when given.
+    private func splitRow(_ row: Row, wanted: Set<DocumentAddress>?) throws -> [DocumentChange] {
+        let collection = try row.string(0), key = try row.string(1)
+        var documents: [DocumentChange] = []
+        if let text = row[2], wanted?.contains(DocumentAddress(collection: collection, key: key)) ?? true {
+            documents.append(DocumentChange(collection: collection, key: key, document: try JSONValue.parse(text)))
+        }
+        if let text = row[3], let records = layout.recordCollection(ofRow: collection),
+           wanted?.contains(DocumentAddress(collection: records, key: key)) ?? true {
+            documents.append(DocumentChange(collection: records, key: key, document: try JSONValue.parse(text)))
+        }
+        return documents
     }
 
     /// The statements of one batch: upserts, deletes, and the checkpoint moved from `from` to `to`
@@ -86,6 +124,30 @@ package struct ReadModelStore: Sendable {
     /// Each session prepares them once, under names of this projection; when a rebuild swaps
     /// another table in, PostgreSQL analyses them again and finds the new table by its name.
     func batchStatements(_ changes: [DocumentChange], from: Checkpoint, to: FeedPosition, events: Int) -> [Statement] {
+        var statements = writeStatements(changes)
+        statements.append(Statement("""
+            WITH moved AS (
+                UPDATE projection_checkpoints
+                SET transaction_id = $2::xid8, global_position = $3, events_applied = events_applied + $4, updated_at = now()
+                WHERE name = $1 AND transaction_id = $5::xid8 AND global_position = $6 AND generation = $7
+                RETURNING 1
+            )
+            SELECT waymark_expect_count((SELECT count(*) FROM moved), 1)
+            """, [name, String(to.transactionId), String(to.globalPosition), String(events),
+                  String(from.position.transactionId), String(from.position.globalPosition), String(from.generation)],
+            preparedName: "waymark_checkpoint_advance"))
+        return statements
+    }
+
+    /// The statements that write `changes` (each document at most once), without the checkpoint:
+    /// into the projection's table, prepared once per session, or into `other` (a rebuild's table).
+    func writeStatements(_ changes: [DocumentChange], into other: String? = nil) -> [Statement] {
+        let table = other ?? quotedTable, prefix = other == nil ? self.table : nil
+        return layout.companions.isEmpty ? documentStatements(changes, table, prefix) : pairedStatements(changes, table, prefix)
+    }
+
+    /// One row per document: upserts, then deletes.
+    private func documentStatements(_ changes: [DocumentChange], _ quotedTable: String, _ prepared: String?) -> [Statement] {
         let upserts = changes.filter { !$0.isDeletion }
         let deletes = changes.filter(\.isDeletion)
         var statements: [Statement] = []
@@ -107,26 +169,93 @@ package struct ReadModelStore: Sendable {
                 JOIN string_to_table($3, E'\\x1e') WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
                 ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
                 """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
-                      String(decoding: documents, as: UTF8.self)], preparedName: "waymark_upsert_" + table))
+                      String(decoding: documents, as: UTF8.self)], preparedName: prepared.map { "waymark_upsert_" + $0 }))
         }
         if !deletes.isEmpty {
             statements.append(Statement("""
                 DELETE FROM \(quotedTable) USING unnest($1::text[], $2::text[]) AS d(collection, key)
                 WHERE \(quotedTable).collection = d.collection AND \(quotedTable).key = d.key
                 """, [PostgresText.arrayLiteral(deletes.map(\.collection)), PostgresText.arrayLiteral(deletes.map(\.key))],
-                preparedName: "waymark_delete_" + table))
+                preparedName: prepared.map { "waymark_delete_" + $0 }))
         }
-        statements.append(Statement("""
-            WITH moved AS (
-                UPDATE projection_checkpoints
-                SET transaction_id = $2::xid8, global_position = $3, events_applied = events_applied + $4, updated_at = now()
-                WHERE name = $1 AND transaction_id = $5::xid8 AND global_position = $6 AND generation = $7
-                RETURNING 1
-            )
-            SELECT waymark_expect_count((SELECT count(*) FROM moved), 1)
-            """, [name, String(to.transactionId), String(to.globalPosition), String(events),
-                  String(from.position.transactionId), String(from.position.globalPosition), String(from.generation)],
-            preparedName: "waymark_checkpoint_advance"))
+        return statements
+    }
+
+    /// In an upsert of a table with companions, a column this batch leaves as it is (JSON text is
+    /// never `-` alone).
+    static let unchangedColumn = UInt8(ascii: "-")
+
+    /// A document and its record in one row (`ReadModelTable.companions`): one upsert sets what
+    /// changed of each row and keeps the rest; a deleted document or record is cleared, and a row
+    /// left with neither is deleted.
+    private func pairedStatements(_ changes: [DocumentChange], _ quotedTable: String, _ prepared: String?) -> [Statement] {
+        // Each row once, in the order of its first change; one lookup per change.
+        var index: [DocumentAddress: Int] = [:]
+        index.reserveCapacity(changes.count)
+        var rows: [(address: DocumentAddress, document: DocumentChange?, record: DocumentChange?)] = []
+        rows.reserveCapacity(changes.count)
+        for change in changes {
+            let (row, isRecord) = layout.storage(of: change.collection)
+            let address = DocumentAddress(collection: row, key: change.key)
+            let at: Int
+            if let found = index[address] {
+                at = found
+            } else {
+                at = rows.count
+                index[address] = at
+                rows.append((address, nil, nil))
+            }
+            if isRecord { rows[at].record = change } else { rows[at].document = change }
+        }
+        var upserted: [DocumentAddress] = []
+        var documents: [UInt8] = [], records: [UInt8] = []
+        documents.reserveCapacity(rows.count * 1024)
+        records.reserveCapacity(rows.count * 768)
+        var cleared: [(address: DocumentAddress, document: Bool, record: Bool)] = []
+        for (address, document, record) in rows {
+            let setsDocument = document.map { !$0.isDeletion } ?? false, setsRecord = record.map { !$0.isDeletion } ?? false
+            if setsDocument || setsRecord {
+                if !upserted.isEmpty {
+                    documents.append(Self.documentSeparator)
+                    records.append(Self.documentSeparator)
+                }
+                upserted.append(address)
+                if setsDocument { document!.writeCanonical(to: &documents) } else { documents.append(Self.unchangedColumn) }
+                if setsRecord { record!.writeCanonical(to: &records) } else { records.append(Self.unchangedColumn) }
+            }
+            let dropsDocument = document?.isDeletion ?? false, dropsRecord = record?.isDeletion ?? false
+            if dropsDocument || dropsRecord { cleared.append((address, dropsDocument, dropsRecord)) }
+        }
+        var statements: [Statement] = []
+        if !upserted.isEmpty {
+            statements.append(Statement("""
+                INSERT INTO \(quotedTable) (collection, key, document, record)
+                SELECT u.collection, u.key, NULLIF(d.value, '-')::json, NULLIF(r.value, '-')::json
+                FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(collection, key, ord)
+                JOIN string_to_table($3, E'\\x1e') WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
+                JOIN string_to_table($4, E'\\x1e') WITH ORDINALITY AS r(value, ord) ON r.ord = u.ord
+                ON CONFLICT (collection, key) DO UPDATE
+                SET document = COALESCE(excluded.document, \(quotedTable).document), record = COALESCE(excluded.record, \(quotedTable).record)
+                """, [PostgresText.arrayLiteral(upserted.map(\.collection)), PostgresText.arrayLiteral(upserted.map(\.key)),
+                      String(decoding: documents, as: UTF8.self), String(decoding: records, as: UTF8.self)],
+                preparedName: prepared.map { "waymark_upsert_" + $0 }))
+        }
+        if !cleared.isEmpty {
+            let collections = PostgresText.arrayLiteral(cleared.map(\.address.collection)), keys = PostgresText.arrayLiteral(cleared.map(\.address.key))
+            statements.append(Statement("""
+                UPDATE \(quotedTable)
+                SET document = CASE WHEN c.document THEN NULL ELSE \(quotedTable).document END,
+                    record = CASE WHEN c.record THEN NULL ELSE \(quotedTable).record END
+                FROM unnest($1::text[], $2::text[], $3::bool[], $4::bool[]) AS c(collection, key, document, record)
+                WHERE \(quotedTable).collection = c.collection AND \(quotedTable).key = c.key
+                """, [collections, keys, PostgresText.arrayLiteral(cleared.map { $0.document ? "t" : "f" }),
+                      PostgresText.arrayLiteral(cleared.map { $0.record ? "t" : "f" })], preparedName: prepared.map { "waymark_clear_" + $0 }))
+            statements.append(Statement("""
+                DELETE FROM \(quotedTable) USING unnest($1::text[], $2::text[]) AS d(collection, key)
+                WHERE \(quotedTable).collection = d.collection AND \(quotedTable).key = d.key
+                  AND \(quotedTable).document IS NULL AND \(quotedTable).record IS NULL
+                """, [collections, keys], preparedName: prepared.map { "waymark_delete_" + $0 }))
+        }
         return statements
     }
 }

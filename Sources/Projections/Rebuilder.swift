@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Postgres
 import ReadModels
+import ReadSide
 
 /// Rebuilds and verifies read models from position zero.
 ///
@@ -19,7 +20,8 @@ package enum Rebuilder {
     }
 
     /// Folds the feed into `projector` from after `start` up to `target` (inclusive; nil: to the
-    /// current end) and returns the documents that exist afterwards, the position and the event count.
+    /// current end) and returns the documents that exist afterwards (with `keepingDeletions`, the
+    /// documents deleted too, as deletions), the position and the event count.
     ///
     /// The next page is read while the current one is folded: the read and the parsing of its
     /// rows run on a connection thread of their own. The projector is drained once, after the last
@@ -27,7 +29,7 @@ package enum Rebuilder {
     /// changed since the previous one, so draining per page would encode a busy document (a
     /// vehicle reporting all the time) once per page.
     package static func replay(into projector: inout any Projector, store: EventStore, after start: FeedPosition = .start,
-                               upTo target: FeedPosition? = nil, documents: inout [String: DocumentChange],
+                               upTo target: FeedPosition? = nil, documents: inout [String: DocumentChange], keepingDeletions: Bool = false,
                                batchSize: Int = 5000, progress: (Int) -> Void = { _ in }) async throws -> (FeedPosition, Int) {
         var position = start
         var count = 0
@@ -57,7 +59,7 @@ package enum Rebuilder {
         }
         for change in projector.drainChanges() {
             let id = change.collection + "\u{1}" + change.key
-            if change.isDeletion { documents.removeValue(forKey: id) } else { documents[id] = change }
+            if change.isDeletion, !keepingDeletions { documents.removeValue(forKey: id) } else { documents[id] = change }
         }
         return (position, count)
     }
@@ -84,7 +86,10 @@ package enum Rebuilder {
         var documents: [String: DocumentChange] = [:]
         var (position, count) = try await replay(into: &projector, store: store, documents: &documents, progress: progress)
         let loaded = Array(documents.values)
-        try await run(conninfo) { connection in _ = try connection.copyIn("COPY \(scratch) (collection, key, document) FROM STDIN", data: copyData(loaded)) }
+        let columns = readModels.layout.companions.isEmpty ? "collection, key, document" : "collection, key, document, record"
+        try await run(conninfo) { connection in
+            _ = try connection.copyIn("COPY \(scratch) (\(columns)) FROM STDIN", data: copyData(loaded, layout: readModels.layout))
+        }
 
         // Catch up under the lock, then swap.
         // One session for the whole swap: a pool of one keeps the same connection across calls.
@@ -95,7 +100,7 @@ package enum Rebuilder {
             try connection.execute("LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE")
         }
         var late: [String: DocumentChange] = [:]
-        let (finalPosition, lateCount) = try await replay(into: &projector, store: store, after: position, documents: &late)
+        let (finalPosition, lateCount) = try await replay(into: &projector, store: store, after: position, documents: &late, keepingDeletions: true)
         position = finalPosition
         count += lateCount
         let total = count, reached = position, lateChanges = late
@@ -105,14 +110,9 @@ package enum Rebuilder {
             guard connection.inTransaction else {
                 throw ProjectionError(.fenced, "the rebuild's session was lost before the swap; nothing was swapped")
             }
-            let upserts = lateChanges.values.filter { !$0.isDeletion }
-            if !upserts.isEmpty {
-                try connection.query("""
-                    INSERT INTO \(scratch) (collection, key, document) SELECT * FROM unnest($1::text[], $2::text[], $3::json[])
-                    ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
-                    """, [PostgresText.arrayLiteral(upserts.map(\.collection)), PostgresText.arrayLiteral(upserts.map(\.key)),
-                          PostgresText.arrayLiteral(upserts.map { String(decoding: $0.canonicalBytes!, as: UTF8.self) })])
-            }
+            // The late changes as a runner writes them (deletions too), into the new table.
+            let changes = lateChanges.values.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
+            if !changes.isEmpty { _ = try connection.pipeline(readModels.writeStatements(changes, into: scratch)) }
             try connection.execute("ALTER TABLE \(table) RENAME TO \(Connection.quoteIdentifier(plain + "_old"))")
             try connection.execute("ALTER TABLE \(scratch) RENAME TO \(table)")
             try connection.execute("DROP TABLE \(Connection.quoteIdentifier(plain + "_old"))")
@@ -157,8 +157,30 @@ package enum Rebuilder {
         return differences
     }
 
-    static func copyData(_ documents: [DocumentChange]) -> [UInt8] {
+    /// COPY text of `documents`: one row each, or a document and its record in one row where the
+    /// layout has companions (`\N` for what the row does not hold).
+    static func copyData(_ documents: [DocumentChange], layout: ReadModelTable) -> [UInt8] {
         var out: [UInt8] = []
+        if !layout.companions.isEmpty {
+            var rows: [DocumentAddress: (document: [UInt8]?, record: [UInt8]?)] = [:]
+            for document in documents {
+                guard let bytes = document.canonicalBytes else { continue }
+                let (row, isRecord) = layout.storage(of: document.collection)
+                let address = DocumentAddress(collection: row, key: document.key)
+                if isRecord { rows[address, default: (nil, nil)].record = bytes } else { rows[address, default: (nil, nil)].document = bytes }
+            }
+            for (address, row) in rows {
+                PostgresText.appendCopyField(address.collection, into: &out)
+                out.append(UInt8(ascii: "\t"))
+                PostgresText.appendCopyField(address.key, into: &out)
+                for column in [row.document, row.record] {
+                    out.append(UInt8(ascii: "\t"))
+                    if let column { PostgresText.appendCopyField(column, into: &out) } else { out.append(contentsOf: Array("\\N".utf8)) }
+                }
+                out.append(UInt8(ascii: "\n"))
+            }
+            return out
+        }
         for document in documents {
             guard let bytes = document.canonicalBytes else { continue }
             PostgresText.appendCopyField(document.collection, into: &out)

@@ -27,5 +27,6 @@ package enum Migrations {
         Migration(version: 9, name: "read_model_storage", sql: String(decoding: PackageResources._009_read_model_storage_sql, as: UTF8.self)),
         Migration(version: 10, name: "read_model_json", sql: String(decoding: PackageResources._010_read_model_json_sql, as: UTF8.self)),
         Migration(version: 11, name: "retention", sql: String(decoding: PackageResources._011_retention_sql, as: UTF8.self)),
+        Migration(version: 12, name: "fleet_record_column", sql: String(decoding: PackageResources._012_fleet_record_column_sql, as: UTF8.self)),
     ]
 }

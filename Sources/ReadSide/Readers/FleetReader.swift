@@ -18,17 +18,26 @@ package struct FleetReader: Sendable {
         self.router = router
     }
 
-    private static let documentSQL = "SELECT document::text FROM \(table.name) WHERE collection = $1 AND key = $2"
-    private static let rangeSQL = """
-        SELECT key, document::text FROM \(table.name)
-        WHERE collection = $1 AND key >= $2 AND key < $3 AND key > $4
+    /// A document, or a record (`ReadModelTable.companions`: the `record` column of its resource's row).
+    private static func documentSQL(column: String) -> String {
+        "SELECT \(column)::text FROM \(table.name) WHERE collection = $1 AND key = $2 AND \(column) IS NOT NULL"
+    }
+    private static let documentSQLs = (document: documentSQL(column: "document"), record: documentSQL(column: "record"))
+
+    private static func rangeSQL(column: String) -> String {
+        """
+        SELECT key, \(column)::text FROM \(table.name)
+        WHERE collection = $1 AND key >= $2 AND key < $3 AND key > $4 AND \(column) IS NOT NULL
         ORDER BY key LIMIT $5
         """
+    }
+    private static let rangeSQLs = (document: rangeSQL(column: "document"), record: rangeSQL(column: "record"))
 
     /// The document at `collection`/`key`, nil when there is none.
     package func document(_ collection: String, _ key: String) async throws -> JSONValue? {
-        guard let row = try await readQuery(Self.documentSQL, [collection, key]).first else { return nil }
-        return try JSONValue.parse(try row.string(0))
+        let (row, isRecord) = Self.table.storage(of: collection)
+        guard let found = try await readQuery(isRecord ? Self.documentSQLs.record : Self.documentSQLs.document, [row, key]).first else { return nil }
+        return try JSONValue.parse(try found.string(0))
     }
 
     /// Documents of `collection` whose key starts with `prefix` (which ends in "/"), in key order,
@@ -36,7 +45,8 @@ package struct FleetReader: Sendable {
     package func documents(_ collection: String, prefix: String, after: String?, limit: Int) async throws -> [(key: String, document: JSONValue)] {
         // Keys under a prefix ending in "/" form the range [prefix, prefix with "/" → "0").
         let upper = String(prefix.dropLast()) + "0"
-        let result = try await readQuery(Self.rangeSQL, [collection, prefix, upper, after ?? "", String(limit)])
+        let (row, isRecord) = Self.table.storage(of: collection)
+        let result = try await readQuery(isRecord ? Self.rangeSQLs.record : Self.rangeSQLs.document, [row, prefix, upper, after ?? "", String(limit)])
         return try result.rows.map { row in (try row.string(0), try JSONValue.parse(try row.string(1))) }
     }
 
