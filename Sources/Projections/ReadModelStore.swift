@@ -66,55 +66,85 @@ package struct ReadModelStore: Sendable {
     }
 
     func readDocuments(_ connection: Connection, table: String) throws -> [DocumentChange] {
-        guard !layout.companions.isEmpty else {
-            return try connection.query("SELECT collection, key, document::text FROM \(table) ORDER BY collection, key").rows.map { row in
-                DocumentChange(collection: try row.string(0), key: try row.string(1), document: try JSONValue.parse(try row.string(2)))
-            }
+        try connection.query("SELECT collection, key, \(columns("")) FROM \(table) ORDER BY collection, key").rows.flatMap { row in
+            try splitRow(row, wanted: nil)
         }
-        var documents: [DocumentChange] = []
-        for row in try connection.query("SELECT collection, key, document::text, record::text FROM \(table) ORDER BY collection, key").rows {
-            documents += try splitRow(row, wanted: nil)
-        }
-        return documents
     }
 
     /// The stored documents at `addresses` (those that exist), read outside any transaction.
     func readDocuments(_ addresses: [DocumentAddress], _ connection: Connection) throws -> [DocumentChange] {
-        guard !layout.companions.isEmpty else {
-            return try connection.query("""
-                SELECT t.collection, t.key, t.document::text
-                FROM unnest($1::text[], $2::text[]) AS a(collection, key)
-                JOIN \(quotedTable) t ON t.collection = a.collection AND t.key = a.key
-                """, [PostgresText.arrayLiteral(addresses.map(\.collection)), PostgresText.arrayLiteral(addresses.map(\.key))]).rows.map { row in
-                DocumentChange(collection: try row.string(0), key: try row.string(1), document: try JSONValue.parse(try row.string(2)))
-            }
-        }
+        let rows = Set(addresses.map { DocumentAddress(collection: layout.storage(of: $0.collection).row, key: $0.key) })
+            .sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
         let wanted = Set(addresses)
-        let rows = Set(addresses.map { DocumentAddress(collection: layout.storage(of: $0.collection).row, key: $0.key) }).sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
-        var documents: [DocumentChange] = []
-        for row in try connection.query("""
-            SELECT t.collection, t.key, t.document::text, t.record::text
+        return try connection.query("""
+            SELECT t.collection, t.key, \(columns("t."))
             FROM unnest($1::text[], $2::text[]) AS a(collection, key)
             JOIN \(quotedTable) t ON t.collection = a.collection AND t.key = a.key
-            """, [PostgresText.arrayLiteral(rows.map(\.collection)), PostgresText.arrayLiteral(rows.map(\.key))]).rows {
-            documents += try splitRow(row, wanted: wanted)
+            """, [PostgresText.arrayLiteral(rows.map(\.collection)), PostgresText.arrayLiteral(rows.map(\.key))]).rows.flatMap { row in
+            try splitRow(row, wanted: wanted)
         }
-        return documents
     }
 
-    /// The documents one row of a table with companions holds (`collection, key, document, record`),
-    /// those in `wanted` when given.
+    /// The stored columns after `collection, key`: the document, and the record where the layout has
+    /// companions (`ReadModelTable.companions`).
+    private func columns(_ prefix: String) -> String {
+        layout.companions.isEmpty ? "\(prefix)document::text" : "\(prefix)document::text, \(prefix)record::text"
+    }
+
+    /// The documents one row holds (`collection, key`, then `columns`), those in `wanted` when given.
     private func splitRow(_ row: Row, wanted: Set<DocumentAddress>?) throws -> [DocumentChange] {
         let collection = try row.string(0), key = try row.string(1)
         var documents: [DocumentChange] = []
         if let text = row[2], wanted?.contains(DocumentAddress(collection: collection, key: key)) ?? true {
             documents.append(DocumentChange(collection: collection, key: key, document: try JSONValue.parse(text)))
         }
-        if let text = row[3], let records = layout.recordCollection(ofRow: collection),
+        if let records = layout.recordCollection(ofRow: collection), let text = row[3],
            wanted?.contains(DocumentAddress(collection: records, key: key)) ?? true {
             documents.append(DocumentChange(collection: records, key: key, document: try JSONValue.parse(text)))
         }
         return documents
+    }
+
+    /// `changes` by the row that stores them (`ReadModelTable.companions`), each row once, in the
+    /// order of its first change; one lookup per change.
+    private func rows(of changes: [DocumentChange]) -> [(address: DocumentAddress, document: DocumentChange?, record: DocumentChange?)] {
+        var index: [DocumentAddress: Int] = [:]
+        index.reserveCapacity(changes.count)
+        var rows: [(address: DocumentAddress, document: DocumentChange?, record: DocumentChange?)] = []
+        rows.reserveCapacity(changes.count)
+        for change in changes {
+            let (row, isRecord) = layout.storage(of: change.collection)
+            let address = DocumentAddress(collection: row, key: change.key)
+            let at: Int
+            if let found = index[address] {
+                at = found
+            } else {
+                at = rows.count
+                index[address] = at
+                rows.append((address, nil, nil))
+            }
+            if isRecord { rows[at].record = change } else { rows[at].document = change }
+        }
+        return rows
+    }
+
+    /// `documents` as COPY text for a fresh table, and its column list: a row per document, or a
+    /// document and its record in one row where the layout has companions (`\N` for what a row
+    /// does not hold).
+    func copyRows(_ documents: [DocumentChange]) -> (columns: String, data: [UInt8]) {
+        let withRecords = !layout.companions.isEmpty
+        var out: [UInt8] = []
+        for (address, document, record) in rows(of: documents.filter { !$0.isDeletion }) {
+            PostgresText.appendCopyField(address.collection, into: &out)
+            out.append(UInt8(ascii: "\t"))
+            PostgresText.appendCopyField(address.key, into: &out)
+            for column in withRecords ? [document, record] : [document] {
+                out.append(UInt8(ascii: "\t"))
+                if let bytes = column?.canonicalBytes { PostgresText.appendCopyField(bytes, into: &out) } else { out.append(contentsOf: Array("\\N".utf8)) }
+            }
+            out.append(UInt8(ascii: "\n"))
+        }
+        return (withRecords ? "collection, key, document, record" : "collection, key, document", out)
     }
 
     /// The statements of one batch: upserts, deletes, and the checkpoint moved from `from` to `to`
@@ -189,24 +219,7 @@ package struct ReadModelStore: Sendable {
     /// changed of each row and keeps the rest; a deleted document or record is cleared, and a row
     /// left with neither is deleted.
     private func pairedStatements(_ changes: [DocumentChange], _ quotedTable: String, _ prepared: String?) -> [Statement] {
-        // Each row once, in the order of its first change; one lookup per change.
-        var index: [DocumentAddress: Int] = [:]
-        index.reserveCapacity(changes.count)
-        var rows: [(address: DocumentAddress, document: DocumentChange?, record: DocumentChange?)] = []
-        rows.reserveCapacity(changes.count)
-        for change in changes {
-            let (row, isRecord) = layout.storage(of: change.collection)
-            let address = DocumentAddress(collection: row, key: change.key)
-            let at: Int
-            if let found = index[address] {
-                at = found
-            } else {
-                at = rows.count
-                index[address] = at
-                rows.append((address, nil, nil))
-            }
-            if isRecord { rows[at].record = change } else { rows[at].document = change }
-        }
+        let rows = rows(of: changes)
         var upserted: [DocumentAddress] = []
         var documents: [UInt8] = [], records: [UInt8] = []
         documents.reserveCapacity(rows.count * 1024)

@@ -3,7 +3,6 @@ import Foundation
 import JSON
 import Postgres
 import ReadModels
-import ReadSide
 
 /// Rebuilds and verifies read models from position zero.
 ///
@@ -86,10 +85,8 @@ package enum Rebuilder {
         var documents: [String: DocumentChange] = [:]
         var (position, count) = try await replay(into: &projector, store: store, documents: &documents, progress: progress)
         let loaded = Array(documents.values)
-        let columns = readModels.layout.companions.isEmpty ? "collection, key, document" : "collection, key, document, record"
-        try await run(conninfo) { connection in
-            _ = try connection.copyIn("COPY \(scratch) (\(columns)) FROM STDIN", data: copyData(loaded, layout: readModels.layout))
-        }
+        let (columns, rows) = readModels.copyRows(loaded)
+        try await run(conninfo) { connection in _ = try connection.copyIn("COPY \(scratch) (\(columns)) FROM STDIN", data: rows) }
 
         // Catch up under the lock, then swap.
         // One session for the whole swap: a pool of one keeps the same connection across calls.
@@ -155,42 +152,6 @@ package enum Rebuilder {
             }
         }
         return differences
-    }
-
-    /// COPY text of `documents`: one row each, or a document and its record in one row where the
-    /// layout has companions (`\N` for what the row does not hold).
-    static func copyData(_ documents: [DocumentChange], layout: ReadModelTable) -> [UInt8] {
-        var out: [UInt8] = []
-        if !layout.companions.isEmpty {
-            var rows: [DocumentAddress: (document: [UInt8]?, record: [UInt8]?)] = [:]
-            for document in documents {
-                guard let bytes = document.canonicalBytes else { continue }
-                let (row, isRecord) = layout.storage(of: document.collection)
-                let address = DocumentAddress(collection: row, key: document.key)
-                if isRecord { rows[address, default: (nil, nil)].record = bytes } else { rows[address, default: (nil, nil)].document = bytes }
-            }
-            for (address, row) in rows {
-                PostgresText.appendCopyField(address.collection, into: &out)
-                out.append(UInt8(ascii: "\t"))
-                PostgresText.appendCopyField(address.key, into: &out)
-                for column in [row.document, row.record] {
-                    out.append(UInt8(ascii: "\t"))
-                    if let column { PostgresText.appendCopyField(column, into: &out) } else { out.append(contentsOf: Array("\\N".utf8)) }
-                }
-                out.append(UInt8(ascii: "\n"))
-            }
-            return out
-        }
-        for document in documents {
-            guard let bytes = document.canonicalBytes else { continue }
-            PostgresText.appendCopyField(document.collection, into: &out)
-            out.append(UInt8(ascii: "\t"))
-            PostgresText.appendCopyField(document.key, into: &out)
-            out.append(UInt8(ascii: "\t"))
-            PostgresText.appendCopyField(bytes, into: &out)
-            out.append(UInt8(ascii: "\n"))
-        }
-        return out
     }
 
     /// One blocking job on a fresh connection, off the cooperative pool.
