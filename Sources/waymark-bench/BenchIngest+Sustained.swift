@@ -102,6 +102,10 @@ extension BenchIngest {
         }
         let caughtUp = try await catchUp(runners, pool: pool)
         let live = BenchProjectionCost.now(runners).perEvent(since: costBefore)
+        for runner in runners {
+            guard let before = costBefore.samples[runner.name] else { continue }
+            logger.info("projection \(runner.name) during the case: \(runner.status.stages.since(before.stages).summary)")
+        }
         let replays = try await BenchProjectionCost.replay(store: store, url: url, runners: runners)
         var ratios: [String] = []
         var costMet = true
