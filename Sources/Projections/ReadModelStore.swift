@@ -194,7 +194,7 @@ package struct ReadModelStore: Sendable {
             }
             statements.append(Statement("""
                 INSERT INTO \(quotedTable) (collection, key, document)
-                SELECT u.collection, u.key, d.value::json
+                SELECT u.collection, u.key, d.value
                 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(collection, key, ord)
                 JOIN string_to_table($3, E'\\x1e') WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
                 ON CONFLICT (collection, key) DO UPDATE SET document = excluded.document
@@ -243,7 +243,7 @@ package struct ReadModelStore: Sendable {
         if !upserted.isEmpty {
             statements.append(Statement("""
                 INSERT INTO \(quotedTable) (collection, key, document, record)
-                SELECT u.collection, u.key, NULLIF(d.value, '-')::json, NULLIF(r.value, '-')::json
+                SELECT u.collection, u.key, NULLIF(d.value, '-'), NULLIF(r.value, '-')
                 FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(collection, key, ord)
                 JOIN string_to_table($3, E'\\x1e') WITH ORDINALITY AS d(value, ord) ON d.ord = u.ord
                 JOIN string_to_table($4, E'\\x1e') WITH ORDINALITY AS r(value, ord) ON r.ord = u.ord

@@ -28,5 +28,6 @@ package enum Migrations {
         Migration(version: 10, name: "read_model_json", sql: String(decoding: PackageResources._010_read_model_json_sql, as: UTF8.self)),
         Migration(version: 11, name: "retention", sql: String(decoding: PackageResources._011_retention_sql, as: UTF8.self)),
         Migration(version: 12, name: "fleet_record_column", sql: String(decoding: PackageResources._012_fleet_record_column_sql, as: UTF8.self)),
+        Migration(version: 13, name: "read_model_text", sql: String(decoding: PackageResources._013_read_model_text_sql, as: UTF8.self)),
     ]
 }

@@ -71,7 +71,7 @@ import TestSupport
             let beforeCommit: @Sendable (Connection) throws -> Void = { connection in
                 let mirrored = mirror.document("counts", "test:s0")??["events"]?.int64Value
                 guard mirrored == 5 else { return }
-                let stored = try Connection(conninfo: url).query("SELECT (document->>'events')::bigint FROM rm_test_counts WHERE key = 'test:s0'")
+                let stored = try Connection(conninfo: url).query("SELECT (document::json->>'events')::bigint FROM rm_test_counts WHERE key = 'test:s0'")
                     .first.map { try $0.int64(0) }
                 let first = seen.withLock { seen in
                     seen.append((mirrored, stored))
