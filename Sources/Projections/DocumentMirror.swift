@@ -23,10 +23,12 @@ import Synchronization
 package final class DocumentMirror: Sendable {
     private struct State {
         var valid = false
-        /// Each document as its compact JSON bytes: a `JSONValue` tree costs several times its
-        /// encoded size (per-node enum payloads, member arrays, lexeme strings), and a mirror holds
-        /// every document of its projection. Readers get a freshly parsed tree. `stamp` counts the
-        /// batch that wrote it.
+        /// Each document as its JSON bytes, the canonical text the table stores (a batch's are
+        /// applied as the runner encoded them for its write; a reset's loaded documents, written
+        /// compact, come out the same): a `JSONValue` tree costs several times its encoded size
+        /// (per-node enum payloads, member arrays, lexeme strings), and a mirror holds every
+        /// document of its projection. Readers get a freshly parsed tree. `stamp` counts the batch
+        /// that wrote it.
         var documents: [String: (bytes: [UInt8], stamp: UInt32)] = [:]
         /// Counts applied batches.
         var clock: UInt32 = 0
@@ -72,7 +74,7 @@ package final class DocumentMirror: Sendable {
     package func document(_ collection: String, _ key: String) -> JSONValue?? {
         guard let stored = documentBytes(collection, key) else { return nil }
         guard let bytes = stored else { return .some(nil) }
-        // The bytes were written by `compactBytes`; if they ever failed to parse, the mirror cannot say.
+        // The bytes were written by a JSON writer; if they ever failed to parse, the mirror cannot say.
         do {
             return .some(try JSONValue.parse(bytes))
         } catch {
@@ -80,7 +82,7 @@ package final class DocumentMirror: Sendable {
         }
     }
 
-    /// The document's compact JSON bytes, `.some(nil)` when it is known not to exist, or nil when
+    /// The document's JSON bytes, `.some(nil)` when it is known not to exist, or nil when
     /// the mirror cannot say.
     package func documentBytes(_ collection: String, _ key: String) -> [UInt8]?? {
         state.withLock { state in
@@ -119,8 +121,22 @@ package final class DocumentMirror: Sendable {
     }
 
     func apply(_ changes: [DocumentChange]) {
-        let kept = collections.map { kept in changes.filter { kept.contains($0.collection) } } ?? changes
-        let encoded = kept.map { (Self.id($0.collection, $0.key), $0.document.map(Self.encode)) }
+        apply(changes, canonical: changes.map(\.canonicalBytes))
+    }
+
+    /// Applies `changes`, given with their canonical bytes (nil: deleted), the bytes the table
+    /// stores: the runner encodes each changed document once, for its write and for the mirror.
+    /// The observer hears `changes` as they are (the journey hub renders from their values).
+    func apply(_ changes: [DocumentChange], canonical: [[UInt8]?]) {
+        precondition(changes.count == canonical.count, "one encoding per change")
+        var kept: [DocumentChange] = []
+        var encoded: [(String, [UInt8]?)] = []
+        kept.reserveCapacity(changes.count)
+        encoded.reserveCapacity(changes.count)
+        for (change, bytes) in zip(changes, canonical) where collections?.contains(change.collection) ?? true {
+            kept.append(change)
+            encoded.append((Self.id(change.collection, change.key), bytes.map { $0.withoutSpareCapacity() }))
+        }
         let documentLimit = documentLimit
         // Invalidated (a write failed while the runner folded on): nothing until the reload resets it.
         let applied = state.withLock { state -> Bool in

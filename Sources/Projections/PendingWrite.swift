@@ -28,14 +28,17 @@ struct PendingWrite {
 
     private static func id(_ collection: String, _ key: String) -> String { collection + "\u{1}" + key }
 
-    /// Adds a folded page: its events and the changes drained after it.
-    mutating func add(_ page: [DocumentChange], events count: Int, through event: RecordedEvent) {
+    /// Adds a folded page: its events and the changes drained after it, already encoded
+    /// (`canonical[i]` of `page[i]`, nil for a deletion): the runner encodes each change once, for
+    /// this write and for its mirror.
+    mutating func add(_ page: [DocumentChange], canonical: [[UInt8]?], events count: Int, through event: RecordedEvent) {
+        precondition(page.count == canonical.count, "one encoding per change")
         if since == nil { since = .now }
         events += count
         last = event
-        for folded in page {
-            let change = folded.isDeletion ? folded
-                : DocumentChange(collection: folded.collection, key: folded.key, canonical: folded.canonicalBytes ?? [])
+        for (folded, bytes) in zip(page, canonical) {
+            let change = bytes.map { DocumentChange(collection: folded.collection, key: folded.key, canonical: $0) }
+                ?? DocumentChange(collection: folded.collection, key: folded.key, document: nil)
             let id = Self.id(change.collection, change.key)
             if let position = positions[id] {
                 changes[position] = change

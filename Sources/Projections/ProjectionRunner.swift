@@ -397,6 +397,10 @@ package final class ProjectionRunner: Sendable {
                 let released = projector.letGo()
                 if released > 0 { state.withLock { $0.recordsLetGo += Int64(released) } }
                 foldCPU += Self.threadCPUMicros() - cpu
+                cpu = Self.threadCPUMicros()
+                // Each changed document is encoded once, as the table stores it: for the write and for the mirror.
+                let canonical = changes.map(\.canonicalBytes)
+                let encodeCPU = Self.threadCPUMicros() - cpu
                 let appliedAt = Self.monotonicMicros()
                 cpu = Self.threadCPUMicros()
                 // The mirror, and through it the riders' streams, get the page before it is written:
@@ -404,11 +408,11 @@ package final class ProjectionRunner: Sendable {
                 // stored checkpoint gives the same documents and versions, whether this runner
                 // retries after a failed write or another node takes over. Riders see a change
                 // without waiting for its document write; the checkpoint moves only after the commit.
-                options.mirror?.apply(changes)
+                options.mirror?.apply(changes, canonical: canonical)
                 let publishCPU = Self.threadCPUMicros() - cpu
                 cpu = Self.threadCPUMicros()
-                pending.add(changes, events: batch.count, through: last)
-                pending.stages.encodeCPUMicros += Self.threadCPUMicros() - cpu
+                pending.add(changes, canonical: canonical, events: batch.count, through: last)
+                pending.stages.encodeCPUMicros += encodeCPU + Self.threadCPUMicros() - cpu
                 pending.stages.events += Int64(batch.count)
                 pending.stages.readMicros += readAt - waitStarted
                 pending.stages.applyMicros += appliedAt - readAt

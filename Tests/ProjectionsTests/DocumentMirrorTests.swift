@@ -101,4 +101,43 @@ import TestSupport
             await store.shutdown()
         }
     }
+
+    @Test func theMirrorHoldsEachBatchsDocumentsAsTheCanonicalTextTheTableStores() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            try await appendMany(store, streams: 2, each: 3)
+            let mirror = DocumentMirror()
+            let runner = ProjectionRunner(store: store, conninfo: url, options: .init(batchSize: 2, mirror: mirror)) { UnsortedCountProjector() }
+            runner.start()
+            try await waitFor("6 applied") { runner.status.eventsApplied == 6 }
+            let stored = try await Blocking.run {
+                try Connection(conninfo: url).query("SELECT key, document FROM rm_test_counts ORDER BY key").rows.map { (try $0.string(0), try $0.string(1)) }
+            }
+            #expect(stored.map(\.0) == ["test:s0", "test:s1"])
+            for (key, text) in stored {
+                #expect(text == #"{"alpha":3,"zulu":1.5}"#, "stored canonical: members sorted, the number's canonical lexeme")
+                #expect(mirror.documentBytes("counts", key) == .some(.some(Array(text.utf8))), "the mirror holds the stored bytes, not a re-encoding of its own")
+            }
+            await runner.stop()
+            await store.shutdown()
+        }
+    }
+}
+
+/// `StreamCountProjector`'s counts in documents whose members are out of key order and whose number
+/// is not in its canonical form: only the canonical encoding puts them as the table stores them.
+private struct UnsortedCountProjector: Projector {
+    var counts = StreamCountProjector()
+    var name: String { counts.name }
+    mutating func load(_ documents: [DocumentChange]) {
+        counts.load(documents.map { DocumentChange(collection: $0.collection, key: $0.key, document: ["events": $0.document?["alpha"] ?? 0]) })
+    }
+    mutating func apply(_ event: RecordedEvent) { counts.apply(event) }
+    mutating func drainChanges() -> [DocumentChange] {
+        counts.drainChanges().map { change in
+            let events = change.document?["events"]?.int64Value ?? 0
+            return DocumentChange(collection: change.collection, key: change.key, document: try! JSONValue.parse(#"{"zulu":1.50,"alpha":\#(events)}"#))
+        }
+    }
 }
