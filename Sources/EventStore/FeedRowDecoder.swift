@@ -7,7 +7,8 @@ import Postgres
 /// One decoder per page: it keeps the last event type it made a `String` of and hands the same
 /// string to the next event of that type (a page holds few types), so an event costs one
 /// allocation fewer. Everything else is decoded per row: ids, stream, both JSON documents
-/// (parsed straight from libpq's buffer) and the hash.
+/// (parsed straight from libpq's buffer) and the hash. Each event gets a memo of its own, which
+/// the readers of the feed cache's copies share.
 struct FeedRowDecoder {
     private var lastType = ""
 
@@ -18,7 +19,7 @@ struct FeedRowDecoder {
             type: try type(row, 5),
             data: try row.withBinaryJSONB(6) { bytes throws(JSONError) in try JSONValue.parse(bytes) },
             metadata: try row.withBinaryJSONB(7) { bytes throws(JSONError) in try JSONValue.parse(bytes) },
-            recordedAtMicros: try row.binaryMicros(8), hash: try row.binaryBytes(9))
+            recordedAtMicros: try row.binaryMicros(8), hash: try row.binaryBytes(9), memo: EventMemo())
     }
 
     private mutating func type(_ row: RawRow, _ column: Int) throws -> String {

@@ -46,6 +46,28 @@ package struct RecordedEvent: Sendable, Hashable {
     package let recordedAtMicros: Int64
     /// SHA-256 linking this event to the previous one of its stream (see `HashChain`).
     package let hash: [UInt8]
+    /// What readers derived from the event, shared by the copies of one feed read (nil: nothing is
+    /// shared; `EventMemo`). Not part of the event's equality or hash.
+    package var memo: EventMemo? = nil
+
+    package static func == (lhs: RecordedEvent, rhs: RecordedEvent) -> Bool {
+        lhs.globalPosition == rhs.globalPosition && lhs.transactionId == rhs.transactionId && lhs.streamId == rhs.streamId
+            && lhs.streamVersion == rhs.streamVersion && lhs.id == rhs.id && lhs.type == rhs.type && lhs.data == rhs.data
+            && lhs.metadata == rhs.metadata && lhs.recordedAtMicros == rhs.recordedAtMicros && lhs.hash == rhs.hash
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(globalPosition)
+        hasher.combine(transactionId)
+        hasher.combine(streamId)
+        hasher.combine(streamVersion)
+        hasher.combine(id)
+        hasher.combine(type)
+        hasher.combine(data)
+        hasher.combine(metadata)
+        hasher.combine(recordedAtMicros)
+        hasher.combine(hash)
+    }
 
     package var feedPosition: FeedPosition { FeedPosition(transactionId: transactionId, globalPosition: globalPosition) }
 

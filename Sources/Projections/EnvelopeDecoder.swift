@@ -29,6 +29,19 @@ package enum EnvelopeDecoder {
         }
     }
 
+    /// `decode(event)`, made once per event read from the feed: the node's runners hold the same
+    /// copies of each page (`FeedCache`), and the first to decode an event keeps the result in the
+    /// event's memo for the others (`EventMemo`).
+    package static func decoded(_ event: RecordedEvent) -> Result<EventEnvelope, JourneyError>? {
+        guard let memo = event.memo else { return decode(event) }
+        return memo.value { Decoded(envelope: decode(event)) }.envelope
+    }
+
+    /// What `decoded` keeps: nil (another category of stream) is kept too.
+    private struct Decoded: Sendable {
+        let envelope: Result<EventEnvelope, JourneyError>?
+    }
+
     /// `trip:acme/t-1` → ("trip", "acme", "t-1").
     package static func parse(_ streamId: String) -> (String, String, String)? {
         guard let colon = streamId.firstIndex(of: ":") else { return nil }

@@ -68,7 +68,7 @@ package struct ReadModelProjector<Model: ReadModelProjection>: Projector {
     package mutating func load(_ documents: [DocumentChange]) { model.load(documents) }
 
     package mutating func apply(_ event: RecordedEvent) {
-        apply(decoded: EnvelopeDecoder.decode(event))
+        apply(decoded: EnvelopeDecoder.decoded(event))
     }
 
     private mutating func apply(decoded: Result<EventEnvelope, JourneyError>?) {
@@ -81,7 +81,7 @@ package struct ReadModelProjector<Model: ReadModelProjection>: Projector {
 
     package mutating func prepare(_ events: [RecordedEvent]) -> [DocumentAddress] {
         guard recordLimit != nil else { return [] }
-        prepared = events.map(EnvelopeDecoder.decode)
+        prepared = events.map(EnvelopeDecoder.decoded)
         return model.documentsNeeded(by: prepared.compactMap { try? $0?.get() })
     }
 

@@ -283,6 +283,28 @@ import Simulator
         }
     }
 
+    @Test func readersOfTheSameCachedEventsShareWhatTheFirstDerivedFromThem() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let cached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 100))
+            let uncached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 0))
+            _ = try await cached.append([event(), event(), event()], to: "trip:acme/t-1", expectedVersion: .noStream)
+            let first = try await Self.readWhole(cached, count: 3, size: 1000)
+            let firstMemos = try first.map { try #require($0.memo, "events read from the feed carry a memo") }
+            for (index, memo) in firstMemos.enumerated() { #expect(memo.value { index } == index) }
+            // A second reader of the same events gets them from the cache, with what the first kept.
+            let second = try await cached.readAll(after: .start, limit: 3)
+            #expect(second == first, "a memo does not take part in an event's equality")
+            #expect(second.map { $0.memo?.value { -1 } } == [0, 1, 2])
+            // Events read apart from the cache share nothing (an empty memo makes the value, even
+            // when it is asked for as an optional).
+            let apart = try await uncached.readAll(after: .start, limit: 3)
+            #expect(apart == first)
+            #expect(apart.map { $0.memo?.value { -1 } } == [-1, -1, -1])
+            await cached.shutdown()
+            await uncached.shutdown()
+        }
+    }
+
     @Test func aPageThatRunsPastTheCachedEventsIsCompletedFromTheDatabase() async throws {
         try await TestDatabase.withTestDatabase { url in
             let cached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 100))
