@@ -66,6 +66,42 @@ package struct CanonicalJSONWriter {
         scalar { JSONNumber(value).appendCanonical(to: &$0) }
     }
 
+    /// `units / 10^fractionDigits` as its exact canonical decimal (`523252000` with 7 digits is
+    /// `52.3252`): digits only, no exponent, no trailing zeros in the fraction, no fraction when
+    /// it is zero. For coordinates kept as integer units, written without a lexeme `String`.
+    package mutating func decimal(units: Int64, fractionDigits: Int) {
+        precondition((0...18).contains(fractionDigits), "at most 18 fraction digits")
+        scalar { out in
+            var divisor: UInt64 = 1
+            for _ in 0..<fractionDigits { divisor *= 10 }
+            let magnitude = units.magnitude
+            if units < 0 { out.append(UInt8(ascii: "-")) }
+            Self.appendDigits(magnitude / divisor, minimumCount: 1, to: &out)
+            var fraction = magnitude % divisor
+            guard fraction != 0 else { return }
+            var digits = fractionDigits
+            while fraction % 10 == 0 {
+                fraction /= 10
+                digits -= 1
+            }
+            out.append(UInt8(ascii: "."))
+            Self.appendDigits(fraction, minimumCount: digits, to: &out)
+        }
+    }
+
+    /// The decimal digits of `value`, with leading zeros up to `minimumCount` digits.
+    private static func appendDigits(_ value: UInt64, minimumCount: Int, to out: inout [UInt8]) {
+        // Lowest digit first, then reversed in place.
+        let start = out.count
+        var rest = value
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        while out.count - start < minimumCount { out.append(UInt8(ascii: "0")) }
+        out[start...].reverse()
+    }
+
     package mutating func bool(_ value: Bool) {
         scalar { JSONWriter.write(.bool(value), canonical: true, to: &$0) }
     }

@@ -99,7 +99,9 @@ package struct FleetResourceProjection: ReadModelProjection, Equatable {
             case Self.tripsCollection:
                 document = tripDocument(address.key)
             case Self.vehiclesCollection:
-                document = vehicleDocument(address.key)
+                // Rewritten at every location report, as its record is: written as bytes.
+                guard let bytes = vehicleDocumentBytes(address.key) else { return DocumentChange(collection: address.collection, key: address.key, document: nil) }
+                return DocumentChange(collection: address.collection, key: address.key, canonical: bytes)
             case Self.tripStatesCollection:
                 document = trips[address.key].map { RecordJSON.generic($0) }
             case Self.vehicleStatesCollection:

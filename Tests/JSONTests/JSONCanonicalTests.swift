@@ -116,4 +116,20 @@ import Testing
         #expect(writer.bytes == value.canonicalBytes(), "\(String(decoding: writer.bytes, as: UTF8.self))")
         #expect(value == (try JSONValue.parse(#"{"a":[{"x":0.00001,"y":0},[],"q\"\\\b\u001f/é",-12,true,false,null,{}],"b":{"m":[100],"z":1.5},"c":4.2e300,"d\"\\\u0001":0}"#)))
     }
+
+    @Test func aDecimalOfIntegerUnitsIsWrittenAsTheCanonicalFormOfItsLexeme() throws {
+        let cases: [(Int64, Int, String)] = [
+            (523_252_000, 7, "52.3252"), (-131_000_000, 7, "-13.1"), (5, 7, "0.0000005"), (-5, 7, "-0.0000005"),
+            (10_000_000, 7, "1"), (0, 7, "0"), (1_234, 0, "1234"), (-1_800_000_000, 7, "-180"), (Int64.max, 18, "9.223372036854775807"),
+        ]
+        for (units, digits, text) in cases {
+            var writer = CanonicalJSONWriter()
+            writer.beginArray()
+            writer.decimal(units: units, fractionDigits: digits)
+            writer.endArray()
+            let expected = try JSONValue.parse("[\(text)]").canonicalBytes()
+            #expect(writer.bytes == expected, "\(units) / 10^\(digits): \(String(decoding: writer.bytes, as: UTF8.self))")
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == "[\(text)]")
+        }
+    }
 }

@@ -58,7 +58,7 @@ enum VehicleAggregate: Aggregate {
     }
 
     /// Location events: the fleet projection renders none of what they change but `lastLocation`
-    /// (see `FleetResourceProjection.vehicleDocument`).
+    /// (see `FleetResourceProjection.vehicleDocumentBytes`).
     static func changesOnlyLocation(_ event: Vehicle.Event) -> Bool {
         switch event {
         case .locationReported, .staleLocationRecorded, .locationHistoryRecorded, .wentOffRoute, .rejoinedRoute: true
