@@ -436,6 +436,13 @@ import TestSupport
         try await TestDatabase.withTestDatabase { url in
             let owner = try await TestServer.start(databaseURL: url)
             defer { owner.stop() }
+            // The first node must hold the projections before the second starts, or the second may
+            // take one that the first had not taken yet (seen on a loaded machine).
+            #expect(await waitFor(.seconds(60)) {
+                let metrics = try await owner.request("GET", "/metrics").text
+                return metrics.contains(#"waymark_projection_owner{projection="journey"} 1"#)
+                    && metrics.contains(#"waymark_projection_owner{projection="fleet"} 1"#)
+            }, "the first node owns the journey and fleet projections")
             var environment = Self.pacing
             environment["WAYMARK_JWT_SECRET"] = owner.secret
             let other = try await TestServer.start(databaseURL: url, environment: environment)
