@@ -59,6 +59,7 @@ extension BenchIngest {
         var notes: [String] = []
         _ = try await catchUp(runners, pool: pool)
         let costBefore = BenchProjectionCost.now(runners)
+        let cacheHitsBefore = store.feedCacheHits
         for (index, rate) in rates.enumerated() {
             if index > 0 { _ = try await catchUp(runners, pool: pool) }
             let before = try await eventCount(pool)
@@ -102,6 +103,7 @@ extension BenchIngest {
         }
         let caughtUp = try await catchUp(runners, pool: pool)
         let live = BenchProjectionCost.now(runners).perEvent(since: costBefore)
+        logger.info("feed reads answered from the node's cache during the case: \(store.feedCacheHits - cacheHitsBefore)")
         for runner in runners {
             guard let before = costBefore.samples[runner.name] else { continue }
             logger.info("projection \(runner.name) during the case: \(runner.status.stages.since(before.stages).summary)")
