@@ -194,7 +194,9 @@ package final class WaymarkAPI: Sendable {
                   "# HELP waymark_append_transactions_total Transactions the committers committed (group commit: many appends each).",
                   "# TYPE waymark_append_transactions_total counter", "waymark_append_transactions_total \(append.fastPathGroups + append.lockingGroups)",
                   "# HELP waymark_feed_cache_hits_total Feed reads of this node answered (in part) from its cache of recent events instead of the database.",
-                  "# TYPE waymark_feed_cache_hits_total counter", "waymark_feed_cache_hits_total \(store.feedCacheHits)"]
+                  "# TYPE waymark_feed_cache_hits_total counter", "waymark_feed_cache_hits_total \(store.feedCacheHits)",
+                  "# HELP waymark_feed_reads_joined_total Feed reads of this node that waited for another reader's database read of the same events instead of making their own.",
+                  "# TYPE waymark_feed_reads_joined_total counter", "waymark_feed_reads_joined_total \(store.feedReadsJoined)"]
         // One line per projection for each metric, from one reading of each runner's status.
         let statuses = runners.map { (name: $0.name, status: $0.status) }
         func perProjection(_ metric: String, _ type: String, help: String? = nil, _ value: (ProjectionRunner.Status) -> String) {

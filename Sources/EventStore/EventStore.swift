@@ -45,7 +45,8 @@ package final class EventStore: Sendable {
     package let signal: FeedSignal
     private let committer: AppendCommitter
     private let listener: NotificationListener?
-    private let feedCache: FeedCache?
+    /// Internal, not private: tests stand in for a reader whose read is in flight.
+    let feedCache: FeedCache?
 
     package init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -139,19 +140,46 @@ package final class EventStore: Sendable {
     /// checkpoint to the last event it received therefore never skips one.
     ///
     /// Events another reader of this process read a moment ago come from the `FeedCache`; what it
-    /// does not hold is read from the database.
+    /// does not hold is read from the database. When another reader of this process is already
+    /// reading the events after the same position, this one waits for that read's page instead.
+    ///
+    /// A joined page that is short is topped up by a read of this reader's own. The joined read
+    /// may have taken its snapshot before this reader was called, so an event committed in
+    /// between could be missing from it; a short page must still mean "nothing more committed
+    /// when you asked", or the reader would wait for the next poll to see that event.
     package func readAll(after position: FeedPosition, limit: Int = 1000) async throws(EventStoreError) -> [RecordedEvent] {
         guard let feedCache else { return try await readPage(after: position, limit: limit) }
         let cached = feedCache.events(after: position, limit: limit)
         guard cached.count < limit else { return cached }
         let from = cached.last?.feedPosition ?? position
-        let read = try await readPage(after: from, limit: limit - cached.count)
-        feedCache.add(read, after: from)
+        let wanted = limit - cached.count
+        var read: [RecordedEvent]
+        if feedCache.lead(after: from) {
+            do {
+                read = try await readPage(after: from, limit: wanted)
+            } catch {
+                feedCache.finish(after: from, page: nil)
+                throw error
+            }
+            feedCache.add(read, after: from)
+            feedCache.finish(after: from, page: read)
+        } else {
+            read = Array((await feedCache.join(after: from) ?? []).prefix(wanted))
+            if read.count < wanted {
+                let after = read.last?.feedPosition ?? from
+                let rest = try await readPage(after: after, limit: wanted - read.count)
+                feedCache.add(rest, after: after)
+                read += rest
+            }
+        }
         return cached.isEmpty ? read : cached + read
     }
 
     /// Feed reads answered (in part) from the cache of recent events.
     package var feedCacheHits: Int { feedCache?.hitCount ?? 0 }
+
+    /// Feed reads that took (in part) the page of another reader's database read in flight.
+    package var feedReadsJoined: Int { feedCache?.joinCount ?? 0 }
 
     /// One page of the feed from the database.
     private func readPage(after position: FeedPosition, limit: Int) async throws(EventStoreError) -> [RecordedEvent] {

@@ -60,6 +60,7 @@ extension BenchIngest {
         _ = try await catchUp(runners, pool: pool)
         let costBefore = BenchProjectionCost.now(runners)
         let cacheHitsBefore = store.feedCacheHits
+        let joinedBefore = store.feedReadsJoined
         for (index, rate) in rates.enumerated() {
             if index > 0 { _ = try await catchUp(runners, pool: pool) }
             let before = try await eventCount(pool)
@@ -103,7 +104,7 @@ extension BenchIngest {
         }
         let caughtUp = try await catchUp(runners, pool: pool)
         let live = BenchProjectionCost.now(runners).perEvent(since: costBefore)
-        logger.info("feed reads answered from the node's cache during the case: \(store.feedCacheHits - cacheHitsBefore)")
+        logger.info("feed reads answered from the node's cache during the case: \(store.feedCacheHits - cacheHitsBefore); joined another reader's read: \(store.feedReadsJoined - joinedBefore)")
         for runner in runners {
             guard let before = costBefore.samples[runner.name] else { continue }
             logger.info("projection \(runner.name) during the case: \(runner.status.stages.since(before.stages).summary)")

@@ -404,6 +404,7 @@ import TestSupport
             try await server.createVehicle("v-1")
             try await server.createVehicle("v-2")
             #expect(try await Self.metric(server, "waymark_feed_cache_hits_total") >= 0, "the metric is exported")
+            #expect(try await Self.metric(server, "waymark_feed_reads_joined_total") >= 0, "the metric is exported")
             // A pair of reports every tenth poll (about half a second), until a reader finds a page in the cache.
             var polls = 0
             let hit = await waitFor(.seconds(60)) {

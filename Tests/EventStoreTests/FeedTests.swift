@@ -329,6 +329,57 @@ import Simulator
         }
     }
 
+    @Test func oneDatabaseReadAfterAPositionIsInFlightAtATime() {
+        let cache = FeedCache(capacity: 10)
+        let after = FeedPosition(transactionId: 7, globalPosition: 3)
+        #expect(cache.lead(after: after))
+        #expect(!cache.lead(after: after), "one read after a position at a time")
+        #expect(cache.lead(after: .start), "a read after another position is its own")
+        cache.finish(after: .start, page: [])
+        cache.finish(after: after, page: [])
+        #expect(cache.lead(after: after), "a finished read leaves the position free")
+        cache.finish(after: after, page: nil)
+        #expect(cache.joinCount == 0)
+    }
+
+    @Test func aReaderJoiningAReadInFlightTopsUpItsShortPageWithWhatCommittedSince() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 100))
+            let uncached = EventStore(.init(conninfo: url, readPoolSize: 2, listen: false, feedCacheEvents: 0))
+            let feedCache = try #require(store.feedCache)
+            for _ in 0..<3 { _ = try await uncached.append([event()], to: "trip:acme/t-1", expectedVersion: .any) }
+            // What another reader's read, begun now, would get: the three events.
+            let early = try await Self.readWhole(uncached, count: 3, size: 1000)
+            #expect(feedCache.lead(after: .start))
+            // Committed after that read took its snapshot, before the next reader asks.
+            _ = try await uncached.append([event(), event()], to: "trip:acme/t-2", expectedVersion: .any)
+            let truth = try await Self.readWhole(uncached, count: 5, size: 1000)
+            let joiner = Task { try await store.readAll(after: .start, limit: 100) }
+            try await waitUntil(seconds: 30, "the reader joins the read in flight") { store.feedReadsJoined == 1 }
+            feedCache.finish(after: .start, page: early)
+            let page = try await joiner.value
+            // Not the joined page alone: that short page would say "caught up" without the two.
+            #expect(Self.positions(page) == Self.positions(truth))
+            #expect(page.map(\.id) == truth.map(\.id))
+
+            // A joined page as long as the reader asked for is its answer; the page of a failed
+            // read is not, and the reader reads for itself.
+            #expect(feedCache.lead(after: .start))
+            let short = Task { try await store.readAll(after: .start, limit: 2) }
+            try await waitUntil(seconds: 30, "a second reader joins") { store.feedReadsJoined == 2 }
+            feedCache.finish(after: .start, page: early)
+            #expect(Self.positions(try await short.value) == Self.positions(Array(early.prefix(2))))
+            let middle = truth[0].feedPosition
+            #expect(feedCache.lead(after: middle))
+            let failed = Task { try await store.readAll(after: middle, limit: 100) }
+            try await waitUntil(seconds: 30, "a third reader joins") { store.feedReadsJoined == 3 }
+            feedCache.finish(after: middle, page: nil)
+            #expect(Self.positions(try await failed.value) == Self.positions(Array(truth.dropFirst())))
+            await store.shutdown()
+            await uncached.shutdown()
+        }
+    }
+
     @Test func aSubscriberWakesForAppendsMadeByAnotherStoreInstance() async throws {
         try await TestDatabase.withTestDatabase { url in
             let writer = makeStore(url, listen: false)
