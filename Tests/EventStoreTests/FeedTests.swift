@@ -30,6 +30,22 @@ import Simulator
         }
     }
 
+    @Test func theHeadIsTheLastCommittedEventFoundThroughTheFeedIndex() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            let store = makeStore(url)
+            #expect(try await store.head() == .start)
+            _ = try await store.append([event(), event()], to: "trip:f/h1", expectedVersion: .any)
+            let last = try await store.append([event()], to: "trip:f/h2", expectedVersion: .any)
+            let stored = try await store.readStream("trip:f/h2")
+            #expect(try await store.head() == stored.last?.feedPosition, "\(last)")
+            let plan = try await Blocking.run {
+                try Connection(conninfo: url).query("EXPLAIN (VERBOSE) " + EventStore.headSQL).rows.map { try $0.string(0) }
+            }
+            #expect(!plan.contains { $0.contains("Sort Key") && $0.contains("::text") }, "\(plan)")
+            await store.shutdown()
+        }
+    }
+
     @Test func feedPagesCarryEveryColumnExactlyAsStreamReadsDo() async throws {
         // The feed page is a prepared statement with binary columns; stream reads use text columns.
         try await TestDatabase.withTestDatabase { url in
