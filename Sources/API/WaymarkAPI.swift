@@ -98,7 +98,11 @@ package final class WaymarkAPI: Sendable {
         let pacer = IngestPacer(maximumBacklog: ingestBacklog, timeout: consistencyTimeout, waiters: [JourneyViewProjection.name, FleetResourceProjection.name].map { name in
             // On a node that does not own the projection, every waiting batch reads the checkpoint:
             // 100 ms apart, so sixteen paced connections cost 160 small reads a second, not 3,200.
-            ProjectionWaiter(name: name, pool: store.pool, runner: runner(name), pollInterval: .milliseconds(100))
+            // Where this node owns the projection and holds snapshots, folded into its mirror is enough:
+            // the pacer bounds how far riders' maps fall behind, and must not make it write at every batch.
+            var waiter = ProjectionWaiter(name: name, pool: store.pool, runner: runner(name), pollInterval: .milliseconds(100))
+            waiter.written = false
+            return waiter
         })
         ingest = LocationIngestService(repository: repository, clock: clock, pacer: pacer)
         audit = AuditService(store: store, routeAudits: RouteAuditReader(pool: store.pool), clock: clock, timeTravelMaxEvents: timeTravelMaxEvents)

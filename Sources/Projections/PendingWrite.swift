@@ -16,6 +16,8 @@ struct PendingWrite {
     /// The latest change of each document, in the order they first changed.
     private(set) var changes: [DocumentChange] = []
     private var positions: [String: Int] = [:]
+    /// The canonical bytes of `changes` together (what a write copies into its statement).
+    private(set) var bytes = 0
     /// Events folded, and the last of them.
     private(set) var events = 0
     private(set) var last: RecordedEvent?
@@ -40,7 +42,9 @@ struct PendingWrite {
             let change = bytes.map { DocumentChange(collection: folded.collection, key: folded.key, canonical: $0) }
                 ?? DocumentChange(collection: folded.collection, key: folded.key, document: nil)
             let id = Self.id(change.collection, change.key)
+            self.bytes += self.bytes(of: change)
             if let position = positions[id] {
+                self.bytes -= self.bytes(of: changes[position])
                 changes[position] = change
             } else {
                 positions[id] = changes.count
@@ -48,6 +52,8 @@ struct PendingWrite {
             }
         }
     }
+
+    private func bytes(of change: DocumentChange) -> Int { change.canonicalBytes?.count ?? 0 }
 
     /// Of the documents at `addresses`, those changed here (`found`: each one that exists, as
     /// `ProjectionRunner` restores them), and the addresses the table must answer for.

@@ -16,6 +16,10 @@ package struct ProjectionWaiter: Sendable {
     package let runner: ProjectionRunner?
     /// How long the checkpoint poll sleeps between reads.
     package let pollInterval: Duration
+    /// Whether the position must be written to the table, or (false) only folded into the owning
+    /// runner's mirror (see `ProjectionRunner.waitUntilApplied(_:timeout:written:)`). On a node that
+    /// does not own the projection, the table is all there is.
+    package var written = true
 
     /// - Parameter pollInterval: 5 ms suits a command waiting for its own write; a waiter that may
     ///   be one of many at once and can wait longer (ingest pacing) polls less often.
@@ -29,12 +33,12 @@ package struct ProjectionWaiter: Sendable {
     /// Whether the projection has applied `position` within `timeout`.
     package func waitUntilApplied(_ position: FeedPosition, timeout: Duration) async -> Bool {
         if let runner, runner.status.isOwner {
-            return await runner.waitUntilApplied(position, timeout: timeout)
+            return await runner.waitUntilApplied(position, timeout: timeout, written: written)
         }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let stored = await storedCheckpoint(), stored >= position { return true }
-            if let runner, runner.status.isOwner { return await runner.waitUntilApplied(position, timeout: deadline - ContinuousClock.now) }
+            if let runner, runner.status.isOwner { return await runner.waitUntilApplied(position, timeout: deadline - ContinuousClock.now, written: written) }
             try? await Task.sleep(for: pollInterval)
         }
         return false

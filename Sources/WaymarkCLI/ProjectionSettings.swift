@@ -26,7 +26,21 @@ package struct ProjectionSettings {
     /// with a fleet whose vehicles report less often than that, few documents repeat in a window.
     package var writeBehind: Duration = .milliseconds(ProjectionSettings.defaultWriteBehindMilliseconds)
 
+    /// `WAYMARK_PROJECTION_SNAPSHOT_MS`: how long the journey and fleet runners, which keep their
+    /// documents in memory (the mirrors riders and vehicle reads are answered from), may hold folded
+    /// documents before they write them to the table, while they keep up (default 0: every batch is
+    /// written as soon as it is folded). This node's riders see each change when it is folded; the
+    /// table, which other nodes, read replicas and list queries read, is a snapshot at most this old.
+    /// A document changed several times meanwhile is written once. Readers that wait for a write
+    /// (read-your-writes) have it written at once. Off by default: what is held costs memory the
+    /// server's 300 MB budget in `bench memory` does not have.
+    package var snapshotInterval: Duration = .milliseconds(ProjectionSettings.defaultSnapshotMilliseconds)
+    /// `WAYMARK_PROJECTION_SNAPSHOT_MB`: at most this many MiB of documents each of those runners
+    /// holds (default 16); at the bound it writes them.
+    package var snapshotBytes: Int = ProjectionRunner.Options.defaultMaximumPendingBytes
+
     package static let defaultWriteBehindMilliseconds = 0
+    package static let defaultSnapshotMilliseconds = 0
 
     /// The default of `WAYMARK_PROJECTION_RECORDS`: like the command side's cache, a fleet's live
     /// vehicles, not every vehicle ever registered.
@@ -38,8 +52,11 @@ package struct ProjectionSettings {
         let records = try wholeSetting(environment, "WAYMARK_PROJECTION_RECORDS", 0...100_000_000, default: defaultRecordLimit, of: "records")
         let batch = try wholeSetting(environment, "WAYMARK_PROJECTION_BATCH", 1...100_000, default: ProjectionRunner.Options.defaultBatchSize, of: "events")
         let behind = try wholeSetting(environment, "WAYMARK_PROJECTION_WRITE_BEHIND_MS", 0...10_000, default: defaultWriteBehindMilliseconds, of: "milliseconds")
+        let snapshot = try wholeSetting(environment, "WAYMARK_PROJECTION_SNAPSHOT_MS", 0...60_000, default: defaultSnapshotMilliseconds, of: "milliseconds")
+        let snapshotMiB = try wholeSetting(environment, "WAYMARK_PROJECTION_SNAPSHOT_MB", 1...4096,
+                                           default: ProjectionRunner.Options.defaultMaximumPendingBytes >> 20, of: "MiB")
         return ProjectionSettings(backgroundSettle: .milliseconds(milliseconds), feedCacheEvents: events, recordLimit: records, batchSize: batch,
-                                  writeBehind: .milliseconds(behind))
+                                  writeBehind: .milliseconds(behind), snapshotInterval: .milliseconds(snapshot), snapshotBytes: snapshotMiB << 20)
     }
 
     /// The settle of the projection called `name`.
@@ -57,7 +74,8 @@ package struct ProjectionSettings {
         ProjectionCatalog.all.map { entry in
             ProjectionRunner(store: store, conninfo: conninfo, setupStatements: setupStatements,
                              options: .init(batchSize: batchSize, mirror: mirrors[entry.name], notifyCollections: notifyCollections(entry.name),
-                                            settle: settle(entry.name), recordLimit: recordLimit, writeBehind: writeBehind),
+                                            settle: settle(entry.name), recordLimit: recordLimit, writeBehind: writeBehind,
+                                            snapshotInterval: mirrors[entry.name] == nil ? .zero : snapshotInterval, maximumPendingBytes: snapshotBytes),
                              projector: entry.make)
         }
     }

@@ -70,6 +70,30 @@ import TestSupport
         }
     }
 
+    /// With `WAYMARK_PROJECTION_SNAPSHOT_MS` the fleet's table is a snapshot of its runner's memory:
+    /// a report is held there, and a read that waits for its own write has it written at once.
+    @Test func withSnapshotsAReportIsHeldFromTheTableUntilAReadWaitsForIt() async throws {
+        try await TestServer.with(environment: ["WAYMARK_PROJECTION_SNAPSHOT_MS": "60000"]) { server in
+            try await server.createVehicle("v-1")
+            let url = server.databaseURL
+            @Sendable func stored() async throws -> String {
+                try await Blocking.run {
+                    try Connection(conninfo: url).query("SELECT document FROM rm_fleet WHERE collection = 'vehicles' AND key LIKE '%/v-1'").first?.string(0) ?? ""
+                }
+            }
+            let (status, body) = try await server.json("POST", Self.path, Self.batch([Self.report("v-1", latitude: 52.61)]))
+            #expect(status == 200, "\(body)")
+            try await Task.sleep(for: .seconds(1))
+            let held = try await stored()
+            #expect(!held.contains("52.61"), "held: nothing waited for the table: \(held)")
+            let started = ContinuousClock.now
+            let (_, vehicle) = try await server.json("GET", "/v1/providers/acme/vehicles/v-1")
+            #expect(vehicle["lastLocation"]?["location"]?["latitude"]?.doubleValue == 52.61, "\(vehicle)")
+            #expect(ContinuousClock.now - started < .seconds(30), "a read that waits has what is held written at once")
+            #expect(try await stored().contains("52.61"), "the read waited for its write, which wrote what was held")
+        }
+    }
+
     @Test func oneBatchIsOneTransaction() async throws {
         try await TestServer.with { server in
             for n in 0..<5 { try await server.createVehicle("v-\(n)") }

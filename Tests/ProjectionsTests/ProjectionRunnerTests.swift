@@ -377,6 +377,88 @@ func oldestTransactions() async -> String {
         }
     }
 
+    @Test func aRunnerWithAMirrorHoldsWhatItFoldsForTheSnapshotIntervalAndWritesItOnceWhenAReaderWaits() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            let mirror = DocumentMirror()
+            // An interval no test run reaches: only a waiting reader has the documents written.
+            let options = ProjectionRunner.Options(batchSize: 100, mirror: mirror, snapshotInterval: .seconds(600))
+            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            runner.start()
+            try await waitFor("the runner owns the projection") { runner.status.isOwner }
+            @Sendable func mirrored() -> Int64? { mirror.document("counts", "test:s0")??["events"]?.int64Value }
+
+            try await appendInOneTransaction(store, streams: 1, each: 3)
+            try await waitFor("3 events in the mirror") { mirrored() == 3 }
+            let more = StreamAppend(streamId: "test:s0", expectedVersion: .any, events: [event(), event()])
+            for result in await store.appendBatch([more]) { _ = try result.get() }
+            try await waitFor("5 events in the mirror") { mirrored() == 5 }
+            let head = try await store.head()
+            #expect(runner.status.visible == head, "what the mirror answers for")
+            #expect(await runner.waitUntilApplied(head, timeout: .seconds(30), written: false), "folded is enough for this wait")
+            // Nothing is written while the runner keeps up and nobody waits for the table.
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await storedCounts(url).isEmpty)
+            #expect(try await checkpointEvents(url).applied == 0)
+            #expect(runner.status.checkpoint < head)
+
+            #expect(await runner.waitUntilApplied(head, timeout: .seconds(30)), "a reader of the table has it written")
+            #expect(try await storedCounts(url) == ["test:s0": 5])
+            #expect(try await checkpointEvents(url).applied == 5)
+            #expect(runner.status.stages.batches == 1 && runner.status.stages.documentsWritten == 1, "both appends' changes in one write, the document once")
+            await runner.stop()
+            #expect(try await Rebuilder.verify(store: store, conninfo: url) { StreamCountProjector() }.isEmpty)
+            await store.shutdown()
+        }
+    }
+
+    @Test func aHeldSnapshotIsWrittenWhenItsIntervalEndsWithNoReaderAsking() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            let mirror = DocumentMirror()
+            let options = ProjectionRunner.Options(batchSize: 100, mirror: mirror, snapshotInterval: .milliseconds(500))
+            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            runner.start()
+            try await appendInOneTransaction(store, streams: 2, each: 2)
+            try await waitFor("the snapshot in the table", seconds: 60) { try await storedCounts(url) == ["test:s0": 2, "test:s1": 2] }
+            #expect(runner.status.checkpoint == runner.status.visible)
+            await runner.stop()
+            await store.shutdown()
+        }
+    }
+
+    @Test func heldDocumentsAreWrittenOnceTheyReachTheByteBoundWithNoReaderAsking() async throws {
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            // Each count document is about 30 bytes: the first page's reaches the bound of 20.
+            let options = ProjectionRunner.Options(batchSize: 100, mirror: DocumentMirror(), snapshotInterval: .seconds(600), maximumPendingBytes: 20)
+            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            runner.start()
+            try await appendInOneTransaction(store, streams: 1, each: 3)
+            try await waitFor("the page in the table", seconds: 60) { try await storedCounts(url) == ["test:s0": 3] }
+            await runner.stop()
+            await store.shutdown()
+        }
+    }
+
+    @Test func aRunnerWithoutAMirrorWritesEveryPageWhateverTheSnapshotInterval() async throws {
+        // Nobody could read what it folded before the write: the interval is for mirrored projections.
+        try await TestDatabase.withTestDatabase { url in
+            try await prepare(url)
+            let store = EventStore(.init(conninfo: url, listen: true))
+            let options = ProjectionRunner.Options(batchSize: 100, snapshotInterval: .seconds(600))
+            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
+            runner.start()
+            try await appendInOneTransaction(store, streams: 1, each: 3)
+            try await waitFor("the page in the table", seconds: 60) { try await storedCounts(url) == ["test:s0": 3] }
+            await runner.stop()
+            await store.shutdown()
+        }
+    }
+
     @Test func aCrashInAWriteOfSeveralPagesLosesNothingAndDoublesNothing() async throws {
         try await TestDatabase.withTestDatabase { url in
             try await prepare(url)

@@ -116,6 +116,14 @@ import TestSupport
         }
     }
 
+    @Test func serveRefusesASnapshotIntervalThatIsNotAWholeNumberOfMilliseconds() async throws {
+        for bad in ["later", "-1", "60001", "1s"] {
+            let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_PROJECTION_SNAPSHOT_MS": bad, "WAYMARK_HTTP_PORT": "0"])
+            #expect(result.status == 2)
+            #expect(result.stderr.contains("WAYMARK_PROJECTION_SNAPSHOT_MS must be a whole number of milliseconds from 0 to 60000"))
+        }
+    }
+
     @Test func serveRefusesAFeedCacheSizeThatIsNotAWholeNumberOfEvents() async throws {
         for bad in ["many", "-1", "1000001", "4k"] {
             let result = try await WaymarkBinary.run(["serve"], environment: ["WAYMARK_FEED_CACHE_EVENTS": bad, "WAYMARK_HTTP_PORT": "0"])
