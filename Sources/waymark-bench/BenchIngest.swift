@@ -108,11 +108,15 @@ struct BenchIngest {
 
         let store = EventStore(.init(conninfo: url))
         let settings = try ProjectionSettings.load(ProcessInfo.processInfo.environment)  // as `serve` has them
+        // Both mirrors and the notifications, as `serve` has them: riders' journeys are answered and pushed from the journey mirror.
         let mirror = WaymarkAPI.fleetMirror(documentLimit: settings.fleetMirrorLimit)
-        let runners = settings.runners(store: store, conninfo: url, mirrors: [FleetResourceProjection.name: mirror])
-        for runner in runners { runner.start() }
+        let journeyMirror = WaymarkAPI.journeyMirror()
+        let runners = settings.runners(store: store, conninfo: url, mirrors: [FleetResourceProjection.name: mirror, JourneyViewProjection.name: journeyMirror],
+                                       notifyCollections: WaymarkAPI.notifiedCollections)
         let secret = Array("bench-secret-0123456789abcdef0123".utf8)
-        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, ingestBacklog: maximumBacklog)
+        let api = WaymarkAPI(store: store, runners: runners, authenticator: Authenticator(hs256Secret: secret), mirror: mirror, journeyMirror: journeyMirror,
+                             ingestBacklog: maximumBacklog)
+        for runner in runners { runner.start() }
         let served = Mutex<[Double]?>(nil)
         let acknowledged = Atomic<Int>(0)
         let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0, threads: 2, errorBody: RESTHandler.serverErrorBody),
@@ -264,7 +268,7 @@ struct BenchIngest {
     /// Waits until every runner has applied every event written so far, so that a case starts with
     /// no projection behind; says how long that took and how many events each applied meanwhile.
     func catchUp(_ runners: [ProjectionRunner], pool: ConnectionPool) async throws -> String? {
-        guard let row = try await pool.query("SELECT txid::text, global_position FROM events ORDER BY txid DESC, global_position DESC LIMIT 1").first else { return nil }
+        guard let row = try await pool.query(EventStore.headSQL).first else { return nil }
         let head = FeedPosition(transactionId: try row.uint64(0), globalPosition: try row.int64(1))
         let started = ContinuousClock.now
         let behind = runners.map { ($0.name, $0.status.eventsApplied) }

@@ -57,7 +57,7 @@ struct BenchMemory {
     /// The settings variables `passedOn` takes from an environment: the server's memory and
     /// projection settings (the rest of the server's environment the bench sets itself).
     static let passedOnNames = ["WAYMARK_AGGREGATE_CACHE", "WAYMARK_CONNECTION_MEMORY_BYTES", "WAYMARK_MALLOC_TRIM_SECONDS",
-                                "WAYMARK_PROJECTION_SETTLE_MS", "WAYMARK_FEED_CACHE_EVENTS", "WAYMARK_PROJECTION_RECORDS", "WAYMARK_PROJECTION_BATCH", "WAYMARK_PROJECTION_WRITE_BEHIND_MS", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_CONF"]
+                                "WAYMARK_PROJECTION_SETTLE_MS", "WAYMARK_FEED_CACHE_EVENTS", "WAYMARK_PROJECTION_RECORDS", "WAYMARK_PROJECTION_BATCH", "WAYMARK_PROJECTION_WRITE_BEHIND_MS", "WAYMARK_PROJECTION_SNAPSHOT_MS", "WAYMARK_PROJECTION_SNAPSHOT_MB", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_CONF"]
 
     /// One reading of the server's memory.
     struct Reading {
