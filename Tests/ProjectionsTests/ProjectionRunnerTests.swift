@@ -422,7 +422,7 @@ func oldestTransactions() async -> String {
             let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
             runner.start()
             try await appendInOneTransaction(store, streams: 2, each: 2)
-            try await waitFor("the snapshot in the table", seconds: 60) { try await storedCounts(url) == ["test:s0": 2, "test:s1": 2] }
+            try await waitFor("the snapshot in the table") { try await storedCounts(url) == ["test:s0": 2, "test:s1": 2] }
             #expect(runner.status.checkpoint == runner.status.visible)
             await runner.stop()
             await store.shutdown()
@@ -438,7 +438,7 @@ func oldestTransactions() async -> String {
             let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
             runner.start()
             try await appendInOneTransaction(store, streams: 1, each: 3)
-            try await waitFor("the page in the table", seconds: 60) { try await storedCounts(url) == ["test:s0": 3] }
+            try await waitFor("the page in the table") { try await storedCounts(url) == ["test:s0": 3] }
             await runner.stop()
             await store.shutdown()
         }
@@ -453,7 +453,7 @@ func oldestTransactions() async -> String {
             let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
             runner.start()
             try await appendInOneTransaction(store, streams: 1, each: 3)
-            try await waitFor("the page in the table", seconds: 60) { try await storedCounts(url) == ["test:s0": 3] }
+            try await waitFor("the page in the table") { try await storedCounts(url) == ["test:s0": 3] }
             await runner.stop()
             await store.shutdown()
         }
