@@ -57,5 +57,5 @@ extension EventStore {
         }
     }
 
-    package static let headSQL = "SELECT txid::text AS head_txid, global_position FROM events ORDER BY txid DESC, global_position DESC LIMIT 1"
+    static let headSQL = "SELECT txid::text AS head_txid, global_position FROM events ORDER BY txid DESC, global_position DESC LIMIT 1"
 }

@@ -59,12 +59,12 @@ extension BenchIngest {
         }
         var steps: [SustainedStep] = []
         var notes: [String] = []
-        _ = try await catchUp(runners, pool: pool)
+        _ = try await catchUp(runners, store: store)
         let costBefore = BenchProjectionCost.now(runners)
         let cacheHitsBefore = store.feedCacheHits
         let joinedBefore = store.feedReadsJoined
         for (index, rate) in rates.enumerated() {
-            if index > 0 { _ = try await catchUp(runners, pool: pool) }
+            if index > 0 { _ = try await catchUp(runners, store: store) }
             let before = try await eventCount(pool)
             let started = ContinuousClock.now
             let end = started + .seconds(rateSeconds)
@@ -112,7 +112,7 @@ extension BenchIngest {
             notes.append(line)
             if !passed { break }
         }
-        let caughtUp = try await catchUp(runners, pool: pool)
+        let caughtUp = try await catchUp(runners, store: store)
         let live = BenchProjectionCost.now(runners).perEvent(since: costBefore)
         logger.info("feed reads answered from the node's cache during the case: \(store.feedCacheHits - cacheHitsBefore); joined another reader's read: \(store.feedReadsJoined - joinedBefore)")
         for runner in runners {

@@ -182,7 +182,7 @@ struct BenchIngest {
                     run += 1
                     try Self.ingestScript(token: token, vehicles: vehicles, perRequest: reportsPerRequest, run: run)
                         .write(toFile: ingestScript, atomically: true, encoding: .utf8)
-                    if !live.isEmpty { _ = try await catchUp(live, pool: pool) }
+                    if !live.isEmpty { _ = try await catchUp(live, store: store) }
                     let before = try await raw.count("events")
                     let statistics = store.appendStatistics
                     await raw.checkpoint()
@@ -247,7 +247,7 @@ struct BenchIngest {
                                                     accepted: offered == 0 ? 1 : Double(max(0, offered - rejected)) / Double(offered),
                                                     elapsedSeconds: Double(duration), wrkP50: result.wrkP50, wrkP99: result.wrkP99,
                                                     serverP50: result.serverP50, serverP99: result.serverP99)))
-                    if !live.isEmpty, let caughtUp = try await catchUp(live, pool: pool) {
+                    if !live.isEmpty, let caughtUp = try await catchUp(live, store: store) {
                         notes.append("after \(item.name): the projections needed \(caughtUp) more to apply what was left")
                     }
                 }
@@ -267,9 +267,9 @@ struct BenchIngest {
 
     /// Waits until every runner has applied every event written so far, so that a case starts with
     /// no projection behind; says how long that took and how many events each applied meanwhile.
-    func catchUp(_ runners: [ProjectionRunner], pool: ConnectionPool) async throws -> String? {
-        guard let row = try await pool.query(EventStore.headSQL).first else { return nil }
-        let head = FeedPosition(transactionId: try row.uint64(0), globalPosition: try row.int64(1))
+    func catchUp(_ runners: [ProjectionRunner], store: EventStore) async throws -> String? {
+        let head = try await store.head()
+        guard head != .start else { return nil }
         let started = ContinuousClock.now
         let behind = runners.map { ($0.name, $0.status.eventsApplied) }
         for runner in runners {

@@ -413,50 +413,40 @@ func oldestTransactions() async -> String {
         }
     }
 
-    @Test func aHeldSnapshotIsWrittenWhenItsIntervalEndsWithNoReaderAsking() async throws {
+    /// Appends `streams` streams of `each` events in one transaction to a runner with `options`,
+    /// and waits, with no reader asking for a position, until the table holds them and the runner
+    /// has published that write (what it shows is then what the table holds).
+    func expectWrittenWithNoReaderAsking(_ options: ProjectionRunner.Options, streams: Int, each: Int) async throws {
         try await TestDatabase.withTestDatabase { url in
             try await prepare(url)
             let store = EventStore(.init(conninfo: url, listen: true))
-            let mirror = DocumentMirror()
-            let options = ProjectionRunner.Options(batchSize: 100, mirror: mirror, snapshotInterval: .milliseconds(500))
             let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
             runner.start()
-            try await appendInOneTransaction(store, streams: 2, each: 2)
-            try await waitFor("the snapshot in the table") { try await storedCounts(url) == ["test:s0": 2, "test:s1": 2] }
-            #expect(runner.status.checkpoint == runner.status.visible)
+            try await appendInOneTransaction(store, streams: streams, each: each)
+            let expected = Dictionary(uniqueKeysWithValues: (0..<streams).map { ("test:s\($0)", Int64(each)) })
+            try await waitFor("the documents in the table") { try await storedCounts(url) == expected }
+            // The commit is visible in the table a moment before the runner publishes its checkpoint.
+            try await waitFor("the write published") { runner.status.checkpoint == runner.status.visible }
             await runner.stop()
             await store.shutdown()
         }
     }
 
+    @Test func aHeldSnapshotIsWrittenWhenItsIntervalEndsWithNoReaderAsking() async throws {
+        let options = ProjectionRunner.Options(batchSize: 100, mirror: DocumentMirror(), snapshotInterval: .milliseconds(500))
+        try await expectWrittenWithNoReaderAsking(options, streams: 2, each: 2)
+    }
+
     @Test func heldDocumentsAreWrittenOnceTheyReachTheByteBoundWithNoReaderAsking() async throws {
-        try await TestDatabase.withTestDatabase { url in
-            try await prepare(url)
-            let store = EventStore(.init(conninfo: url, listen: true))
-            // Each count document is about 30 bytes: the first page's reaches the bound of 20.
-            let options = ProjectionRunner.Options(batchSize: 100, mirror: DocumentMirror(), snapshotInterval: .seconds(600), maximumPendingBytes: 20)
-            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
-            runner.start()
-            try await appendInOneTransaction(store, streams: 1, each: 3)
-            try await waitFor("the page in the table") { try await storedCounts(url) == ["test:s0": 3] }
-            await runner.stop()
-            await store.shutdown()
-        }
+        // Each count document is about 30 bytes: the first page's reaches the bound of 20.
+        let options = ProjectionRunner.Options(batchSize: 100, mirror: DocumentMirror(), snapshotInterval: .seconds(600), maximumPendingBytes: 20)
+        try await expectWrittenWithNoReaderAsking(options, streams: 1, each: 3)
     }
 
     @Test func aRunnerWithoutAMirrorWritesEveryPageWhateverTheSnapshotInterval() async throws {
         // Nobody could read what it folded before the write: the interval is for mirrored projections.
-        try await TestDatabase.withTestDatabase { url in
-            try await prepare(url)
-            let store = EventStore(.init(conninfo: url, listen: true))
-            let options = ProjectionRunner.Options(batchSize: 100, snapshotInterval: .seconds(600))
-            let runner = ProjectionRunner(store: store, conninfo: url, options: options) { StreamCountProjector() }
-            runner.start()
-            try await appendInOneTransaction(store, streams: 1, each: 3)
-            try await waitFor("the page in the table") { try await storedCounts(url) == ["test:s0": 3] }
-            await runner.stop()
-            await store.shutdown()
-        }
+        let options = ProjectionRunner.Options(batchSize: 100, snapshotInterval: .seconds(600))
+        try await expectWrittenWithNoReaderAsking(options, streams: 1, each: 3)
     }
 
     @Test func aCrashInAWriteOfSeveralPagesLosesNothingAndDoublesNothing() async throws {
